@@ -1,0 +1,5 @@
+"""`python -m codebench` runs the CLI."""
+
+from codebench.cli import main
+
+main()

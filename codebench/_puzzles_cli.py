@@ -1,0 +1,179 @@
+"""`codebench puzzles …`: list, generate, solve, validate, show and selftest puzzle instances."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from puzzles import PUZZLES, Issue, IssueCode, Puzzle, StrictJSONError, Verdict, get_puzzle, loads_strict, with_repeated_keys
+
+from ._errors import InputError
+from ._records import open_output, read_records, write_records
+from ._selftest import run_selftest
+
+puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
+console = Console()
+status = Console(stderr=True)
+
+OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write JSONL here instead of stdout.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _band_text(band: dict[str, object]) -> str:
+    return ", ".join(f"{k}={v[0]}–{v[1]}" if isinstance(v, tuple) else f"{k}={v}" for k, v in band.items())
+
+
+@puzzles_app.command("list")
+def list_puzzles(as_json: JsonOption = False) -> None:
+    """List the puzzle families and their levels."""
+    if as_json:
+        rows = [{"name": p.name, "title": p.title, "kind": p.kind, "version": p.version,
+                 "levels": {str(k): {f: list(v) if isinstance(v, tuple) else v for f, v in band.items()}
+                            for k, band in p.levels.items()}} for p in PUZZLES]
+        console.print_json(json.dumps(rows))
+        return
+    table = Table("name", "title", *(f"L{level}" for level in range(1, 7)), title="puzzle families")
+    for p in PUZZLES:
+        table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) for level in range(1, 7)))
+    console.print(table)
+
+
+def _parse_params(pairs: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param {pair!r}: expected KEY=VALUE, e.g. --param n=12")
+        try:
+            params[key] = json.loads(text)
+        except json.JSONDecodeError:
+            params[key] = text
+    return params
+
+
+@puzzles_app.command()
+def generate(
+    name: Annotated[str, typer.Argument(help="Puzzle name (see `codebench puzzles list`).")],
+    level: Annotated[Optional[int], typer.Option("--level", "-l", help="Named level 1–6.")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="First seed.")] = 0,
+    count: Annotated[int, typer.Option("--count", "-n", min=1, help="Instances: seeds SEED … SEED+COUNT−1.")] = 1,
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE instead of --level (any complexity).")] = None,
+    output: OutputOption = None,
+) -> None:
+    """Generate instances as JSONL records {id, puzzle, level, seed, params, instance, meta}."""
+    puzzle = get_puzzle(name)
+    if (level is None) == (not param):
+        raise InputError("give either --level L or one or more --param KEY=VALUE")
+    params = _parse_params(param) if param else None
+    records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
+    with open_output(output) as out:
+        write_records(records, out)
+
+
+@puzzles_app.command()
+def solve(
+    file: Annotated[Path, typer.Argument(help="JSONL records from `generate`.")],
+    output: OutputOption = None,
+) -> None:
+    """Solve every record with the reference solver; records gain an "answer" field."""
+    def solved() -> Any:
+        for record, _ in read_records(file):
+            yield {**record, "answer": get_puzzle(record["puzzle"]).solve(record["instance"])}
+
+    with open_output(output) as out:
+        count = write_records(solved(), out)
+    status.print(f"solved {count} instances", highlight=False)
+
+
+def _answers_by_id(path: Path) -> dict[str, tuple[Any, list[str]]]:
+    answers: dict[str, tuple[Any, list[str]]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row, repeated = loads_strict(line)
+        except StrictJSONError as exc:
+            raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "answer" not in row:
+            raise InputError(f'{path}:{number}: expected {{"id": ..., "answer": ...}}')
+        answers[row["id"]] = (row["answer"], [p.removeprefix("/answer") or "/" for p in repeated if p.startswith("/answer")])
+    return answers
+
+
+def _judge(puzzle: Puzzle[Any], instance: dict[str, Any], answer: tuple[Any, list[str]] | None) -> Verdict:
+    if answer is None:
+        return Verdict(False, (Issue(IssueCode.MISSING, "no answer for this record"),))
+    return with_repeated_keys(puzzle.validate(instance, answer[0]), answer[1])
+
+
+@puzzles_app.command()
+def validate(
+    file: Annotated[Path, typer.Argument(help="JSONL records (with an \"answer\" field unless --answers is given).")],
+    answers: Annotated[Optional[Path], typer.Option("--answers", "-a", help="JSONL of {id, answer} to judge.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Validate answers; exit 1 if any answer is invalid or missing."""
+    external = _answers_by_id(answers) if answers else None
+    failures = total = 0
+    for record, repeated in read_records(file):
+        puzzle = get_puzzle(record["puzzle"])
+        if external is not None:
+            answer = external.get(record["id"])
+        else:
+            answer = (record["answer"], repeated) if "answer" in record else None
+        verdict = _judge(puzzle, record["instance"], answer)
+        total += 1
+        failures += not verdict.ok
+        if as_json:
+            console.print(json.dumps({"id": record["id"], **verdict.to_json()}), soft_wrap=True, highlight=False)
+        elif not verdict.ok:
+            first = verdict.issues[0]
+            console.print(f"[red]✘[/] {record['id']}: {first.code} — {first.message}"
+                          + (f" (+{len(verdict.issues) - 1} more)" if len(verdict.issues) > 1 else ""), highlight=False)
+    if not as_json:
+        console.print(f"{total - failures} valid, {failures} invalid", highlight=False)
+    raise typer.Exit(1 if failures else 0)
+
+
+@puzzles_app.command()
+def show(
+    name: Annotated[str, typer.Argument(help="Puzzle name.")],
+    level: Annotated[Optional[int], typer.Option("--level", "-l")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s")] = 0,
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE instead of --level.")] = None,
+) -> None:
+    """Render one instance for a human: board, grid, equation or cube net."""
+    puzzle = get_puzzle(name)
+    if (level is None) == (not param):
+        raise InputError("give either --level L or one or more --param KEY=VALUE")
+    record = puzzle.generate(level, seed, params=_parse_params(param) if param else None)
+    console.print(f"[bold]{record.id}[/]  {puzzle.title}  params {json.dumps(record.params)}", highlight=False)
+    console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False)
+    console.print(puzzle.render(record.instance), highlight=False, markup=False)
+
+
+@puzzles_app.command()
+def selftest(
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per level.")] = 3,
+    only: Annotated[Optional[list[str]], typer.Option("--puzzle", help="Restrict to these puzzles.")] = None,
+) -> None:
+    """Generate, solve and validate every family × level × seed; exit 1 if any fails."""
+    chosen = [get_puzzle(name) for name in only] if only else list(PUZZLES)
+    table = Table("instance", "λ", "solution", "generate s", "solve s", "validate s", "ok", title="puzzle selftest")
+    failures = 0
+    with status.status("selftest …") as spinner:
+        for row in run_selftest(chosen, range(seeds)):
+            spinner.update(f"selftest: {row.record_id}")
+            failures += not row.verdict.ok
+            table.add_row(row.record_id, " ".join(f"{k}={v}" for k, v in row.complexity.items()),
+                          "—" if row.solution_size is None else str(row.solution_size),
+                          f"{row.generate_s:.3f}", f"{row.solve_s:.3f}", f"{row.validate_s:.4f}",
+                          "[green]yes[/]" if row.verdict.ok else f"[red]{row.verdict.issues[0].message}[/]")
+    console.print(table)
+    console.print(f"{table.row_count - failures} passed, {failures} failed", highlight=False)
+    raise typer.Exit(1 if failures else 0)

@@ -1,0 +1,33 @@
+"""The `codebench` command line: parsing and printing only; the work lives in the library modules.
+
+Exit codes: 0 success, 1 something failed validation, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from puzzles import PuzzleError
+
+from ._errors import InputError
+from ._puzzles_cli import puzzles_app
+
+app = typer.Typer(
+    help="Benchmark reasoning on puzzles of controllable difficulty.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(puzzles_app, name="puzzles")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; user mistakes become one `error:` line on stderr and exit status 2."""
+    try:
+        app(args=argv, prog_name="codebench")
+    except (InputError, PuzzleError) as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.exit(2)

@@ -1,0 +1,29 @@
+"""Errors raised by the puzzle library.
+
+PuzzleError
+ ├── ConfigError          bad parameters or level (names the field and value)
+ ├── UnknownPuzzleError   no puzzle with that name
+ └── InstanceFormatError  an external instance file (DIMACS …) cannot be read
+Answers never raise: a malformed answer is a Verdict, not an exception.
+"""
+
+from __future__ import annotations
+
+
+class PuzzleError(Exception):
+    """Base of every error this package raises."""
+
+
+class ConfigError(PuzzleError, ValueError):
+    """A level or parameter value is out of range or of the wrong type."""
+
+
+class UnknownPuzzleError(PuzzleError, KeyError):
+    """No puzzle is registered under the requested name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class InstanceFormatError(PuzzleError, ValueError):
+    """An external instance file is malformed."""

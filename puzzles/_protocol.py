@@ -1,0 +1,259 @@
+"""The puzzle contract shared by every family: parameters, levels, records, issues and verdicts.
+
+Imports only the standard library and this package's `_errors` and `_json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import types
+import typing
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from ._errors import ConfigError
+from ._json import StrictJSONError, dumps_canonical, loads_strict
+
+JSON = Any  # a value json.loads can return
+MAX_ISSUES = 100  # a verdict reports at most this many issues, then one summarising the rest
+LEVELS = range(1, 7)
+
+
+class IssueCode(StrEnum):
+    """Why an answer was rejected; stored in results, so values are never renamed."""
+
+    INVALID_JSON = "invalid_json"  # the answer text is not strict JSON
+    DUPLICATE_KEY = "duplicate_key"  # an object repeats a key (json.loads would keep the last)
+    MALFORMED = "malformed"  # wrong shape: not an object, missing field, wrong arity
+    BAD_VALUE = "bad_value"  # wrong type or out of range: bool for int, float, index out of bounds
+    UNKNOWN_TOKEN = "unknown_token"  # a name outside the instance's vocabulary (peg, move, label)
+    MISSING = "missing"  # a required key (variable, node, letter, cell) is absent
+    EXTRA = "extra"  # a key the instance does not have
+    ILLEGAL_MOVE = "illegal_move"  # a trajectory step breaks the rules
+    CONFLICT = "conflict"  # a constraint is violated (clause, edge, row, sum, leading zero …)
+    GIVEN_ALTERED = "given_altered"  # a clue of the instance was changed
+    GOAL_NOT_REACHED = "goal_not_reached"  # every step legal, but the final state is wrong
+    TOO_MANY_ISSUES = "too_many_issues"  # issues beyond MAX_ISSUES, summarised
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One reason an answer fails; `step` is the 0-based trajectory index where it applies."""
+
+    code: IssueCode
+    message: str
+    step: int | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"code": str(self.code), "message": self.message, "step": self.step}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The validator's decision.
+
+    `first_illegal_step` is the index of the first rejected step of a trajectory (None when every
+    step was legal or the answer is not a trajectory); `steps_applied` counts the legal steps
+    simulated before stopping, i.e. how far the trajectory got.
+    """
+
+    ok: bool
+    issues: tuple[Issue, ...] = ()
+    first_illegal_step: int | None = None
+    steps_applied: int | None = None
+
+    @property
+    def codes(self) -> set[IssueCode]:
+        return {issue.code for issue in self.issues}
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "ok": self.ok,
+            "issues": [issue.to_json() for issue in self.issues],
+            "first_illegal_step": self.first_illegal_step,
+            "steps_applied": self.steps_applied,
+        }
+
+
+class Issues:
+    """Collects issues while a validator runs, capped at MAX_ISSUES, and builds the Verdict."""
+
+    def __init__(self) -> None:
+        self._issues: list[Issue] = []
+        self._dropped = 0
+        self.first_illegal_step: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._issues)
+
+    def add(self, code: IssueCode, message: str, step: int | None = None) -> None:
+        if step is not None and self.first_illegal_step is None:
+            self.first_illegal_step = step
+        if len(self._issues) < MAX_ISSUES:
+            self._issues.append(Issue(code, message, step))
+        else:
+            self._dropped += 1
+
+    def verdict(self, steps_applied: int | None = None) -> Verdict:
+        issues = list(self._issues)
+        if self._dropped:
+            issues.append(Issue(IssueCode.TOO_MANY_ISSUES, f"{self._dropped} more issues not listed"))
+        return Verdict(not issues, tuple(issues), self.first_illegal_step, steps_applied)
+
+
+def reject(code: IssueCode, message: str, step: int | None = None, steps_applied: int | None = None) -> Verdict:
+    """A verdict with a single issue, for validators that must stop at the first problem."""
+    issues = Issues()
+    issues.add(code, message, step)
+    return issues.verdict(steps_applied)
+
+
+def is_int(value: object) -> bool:
+    """True for JSON integers only: Python's bool is an int subclass, JSON's true is not a number."""
+    return type(value) is int
+
+
+@dataclass(frozen=True)
+class Record:
+    """One generated instance with its provenance: the JSONL line the CLI reads and writes."""
+
+    id: str
+    puzzle: str
+    level: int | None
+    seed: int
+    params: dict[str, JSON]
+    instance: dict[str, JSON]
+    meta: dict[str, JSON] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return dataclasses.asdict(self)
+
+
+P = TypeVar("P")
+Band = tuple[int, int]  # an inclusive integer range a level draws a parameter from
+
+
+def check_param(ok: bool, name: str, value: object, expected: str) -> None:
+    """Raise ConfigError naming the parameter when `ok` is false (used in Params.__post_init__)."""
+    if not ok:
+        raise ConfigError(f"parameter {name}={value!r}: expected {expected}")
+
+
+def _accepts(hint: object, value: object) -> bool:
+    options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    for option in options:
+        if option is type(None) and value is None:
+            return True
+        if option is bool and type(value) is bool:
+            return True
+        if option is int and is_int(value):
+            return True
+        if option is float and (is_int(value) or type(value) is float):
+            return True
+        if option is str and type(value) is str:
+            return True
+    return False
+
+
+def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
+    """Build a Params dataclass from user values, checking names and types before its own checks.
+
+    Raises:
+        ConfigError: an unknown name, a value of the wrong type, or a value out of range.
+    """
+    hints = typing.get_type_hints(params_cls)
+    names = [f.name for f in dataclasses.fields(params_cls)]  # type: ignore[arg-type]
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise ConfigError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
+    for name, value in values.items():
+        if not _accepts(hints[name], value):
+            raise ConfigError(f"parameter {name}={value!r}: expected {hints[name]}")
+    coerced = {k: float(v) if hints[k] is float else v for k, v in values.items()}
+    return params_cls(**coerced)
+
+
+class Puzzle(ABC, Generic[P]):
+    """One puzzle family. Subclasses set the class attributes and implement build/validate/solve.
+
+    `levels` maps 1..6 to a band of parameters: each value is fixed, or a Band the level draws
+    from with the instance's own RNG.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    kind: ClassVar[str] = "single"
+    trajectory_field: ClassVar[str | None] = None  # answer field holding a step list (or move string)
+    title: ClassVar[str]
+    params_type: ClassVar[type[Any]]
+    levels: ClassVar[Mapping[int, Mapping[str, object]]]
+    instance_schema: ClassVar[dict[str, JSON]]
+    answer_schema: ClassVar[dict[str, JSON]]
+
+    def generate(self, level: int | None = None, seed: int = 0, *, params: Mapping[str, object] | None = None) -> Record:
+        """Make the instance for (level or params, seed): same inputs, same bytes, in any process.
+
+        Raises:
+            ConfigError: neither or both of level and params, an unknown level, a bad seed or parameter.
+        """
+        if (level is None) == (params is None):
+            raise ConfigError("give exactly one of a level or explicit parameters")
+        if not is_int(seed) or seed < 0:
+            raise ConfigError(f"seed {seed!r}: expected an integer >= 0")
+        if level is not None:
+            if not is_int(level) or level not in self.levels:
+                raise ConfigError(f"{self.name}: level {level!r} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+            rng = random.Random(f"{self.name}|L{level}|{seed}")
+            chosen = self.params_for_level(level, rng)
+            record_id = f"{self.name}/L{level}/s{seed}"
+        else:
+            assert params is not None
+            chosen = params_from_mapping(self.params_type, params)
+            canonical = dumps_canonical(dataclasses.asdict(chosen))
+            rng = random.Random(f"{self.name}|{canonical}|{seed}")
+            record_id = f"{self.name}/p{hashlib.sha256(canonical.encode()).hexdigest()[:10]}/s{seed}"
+        instance, meta = self.build(chosen, rng)
+        return Record(record_id, self.name, level, seed, dataclasses.asdict(chosen), instance, {"version": self.version, **meta})
+
+    def params_for_level(self, level: int, rng: random.Random) -> P:
+        """Draw this level's parameters: each Band in sorted field order, fixed values as they are."""
+        band = self.levels[level]
+        values = {k: rng.randint(*v) if isinstance(v, tuple) else v for k, v in sorted(band.items())}
+        return params_from_mapping(self.params_type, values)
+
+    @abstractmethod
+    def build(self, params: P, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        """Return (instance, meta); meta holds `complexity` (λ) and what is known of solution size."""
+
+    @abstractmethod
+    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        """Judge any JSON value as an answer to a well-formed instance. Never raises."""
+
+    @abstractmethod
+    def solve(self, instance: dict[str, JSON]) -> JSON:
+        """Reference solver: a valid answer for every instance this puzzle generates."""
+
+    def render(self, instance: dict[str, JSON]) -> str:
+        """Human rendering for `codebench puzzles show`; families override with boards and grids."""
+        return dumps_canonical(instance)
+
+    def validate_json(self, instance: dict[str, JSON], text: str | bytes) -> Verdict:
+        """Validate answer text as it arrives from a program or file: strict JSON, no repeated keys."""
+        try:
+            answer, repeated = loads_strict(text)
+        except StrictJSONError as exc:
+            return reject(IssueCode.INVALID_JSON, f"answer is not valid JSON: {exc}")
+        return with_repeated_keys(self.validate(instance, answer), repeated)
+
+
+def with_repeated_keys(verdict: Verdict, repeated: list[str]) -> Verdict:
+    """Fail a verdict for keys the answer's JSON text repeated (JSON Pointers): its meaning is ambiguous."""
+    if not repeated:
+        return verdict
+    extra = tuple(Issue(IssueCode.DUPLICATE_KEY, f"key repeated at JSON pointer {pointer}") for pointer in repeated)
+    return dataclasses.replace(verdict, ok=False, issues=extra + verdict.issues)
