@@ -1,0 +1,190 @@
+"""Graph colouring: give each node one of k colours so that no edge joins two nodes of the same colour.
+
+λ = (n, m, k); 3-colouring is hardest near average degree ≈ 4.7 (SATLIB's "flat" graphs use m ≈ 2.4n).
+Graphs hide a balanced k-colouring, provably need all k colours (χ = k) and have no isolated node.
+Answer: {"coloring": {"0": 1, "1": 3, …}}, keys the decimal node numbers, colours 1..k.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+from pysat.solvers import Solver
+
+from ._errors import ConfigError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, reject
+
+MAX_NODES = 300
+FLAT_RATIO = 2.4  # edges per node of SATLIB's flat 3-colourable graphs (flat75-180, flat100-239)
+MAX_ATTEMPTS = 100  # graph draws before giving up on one that needs all k colours
+SOLVER = "cadical195"
+NODE_KEY = re.compile(r"0|[1-9][0-9]*")
+
+
+def _max_cross_edges(n: int, k: int) -> int:
+    """Edges available between the classes of a balanced k-partition of n nodes."""
+    sizes = [n // k + (i < n % k) for i in range(k)]
+    return comb(n, 2) - sum(comb(size, 2) for size in sizes)
+
+
+@dataclass(frozen=True)
+class ColoringParams:
+    """num_nodes nodes, num_edges edges (None means round(2.4 · num_nodes)) and num_colors colours."""
+
+    num_nodes: int = 20
+    num_edges: int | None = 40
+    num_colors: int = 3
+
+    def __post_init__(self) -> None:
+        check_param(2 <= self.num_nodes <= MAX_NODES, "num_nodes", self.num_nodes, f"2..{MAX_NODES}")
+        check_param(2 <= self.num_colors <= self.num_nodes, "num_colors", self.num_colors, f"2..num_nodes={self.num_nodes}")
+        least, most = (self.num_nodes + 1) // 2, _max_cross_edges(self.num_nodes, self.num_colors)
+        expected = f"{least}..{most}, or null for {FLAT_RATIO}·num_nodes"
+        check_param(least <= self.edge_count <= most, "num_edges", self.num_edges, expected)
+
+    @property
+    def edge_count(self) -> int:
+        return self.num_edges if self.num_edges is not None else round(FLAT_RATIO * self.num_nodes)
+
+
+def find_coloring(n: int, edges: list[list[int]], k: int) -> list[int] | None:
+    """Colours 1..k for nodes 0..n−1 with no monochromatic edge, or None if there is none.
+
+    One-hot SAT encoding: variable v·k + c + 1 says node v has colour c + 1.
+    """
+
+    def var(node: int, colour: int) -> int:
+        return node * k + colour + 1
+
+    clauses = [[var(v, c) for c in range(k)] for v in range(n)]
+    clauses += [[-var(v, a), -var(v, b)] for v in range(n) for a, b in combinations(range(k), 2)]
+    clauses += [[-var(u, c), -var(v, c)] for u, v in edges for c in range(k)]
+    if edges:
+        clauses.append([var(edges[0][0], 0)])  # colour names are interchangeable: fix one
+    with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+        if not solver.solve():
+            return None
+        true = {literal for literal in solver.get_model() if literal > 0}
+    return [next(c + 1 for c in range(k) if var(v, c) in true) for v in range(n)]
+
+
+class GraphColoring(Puzzle[ColoringParams]):
+    name = "coloring"
+    version = 1
+    title = "Graph colouring"
+    params_type = ColoringParams
+    levels = {
+        1: {"num_nodes": 6, "num_edges": (6, 8), "num_colors": 3},
+        2: {"num_nodes": 10, "num_edges": 15, "num_colors": 3},
+        3: {"num_nodes": 20, "num_edges": 40, "num_colors": 3},
+        4: {"num_nodes": 30, "num_edges": 60, "num_colors": 3},
+        5: {"num_nodes": 50, "num_edges": 115, "num_colors": 3},
+        6: {"num_nodes": (75, 100), "num_edges": None, "num_colors": 3},
+    }
+    instance_schema = {
+        "type": "object",
+        "required": ["num_nodes", "edges", "num_colors"],
+        "properties": {
+            "num_nodes": {"type": "integer", "minimum": 1, "description": "nodes are numbered 0..num_nodes-1"},
+            "edges": {
+                "type": "array",
+                "description": "undirected edges [u, v] with u < v, each listed once; their ends must get different colours",
+                "items": {"type": "array", "prefixItems": [{"type": "integer", "minimum": 0}] * 2, "minItems": 2, "maxItems": 2},
+            },
+            "num_colors": {"type": "integer", "minimum": 1, "description": "the colours are 1..num_colors"},
+        },
+    }
+    answer_schema = {
+        "type": "object",
+        "required": ["coloring"],
+        "properties": {
+            "coloring": {
+                "type": "object",
+                "description": 'node number as a decimal string ("0", "1", …) → colour 1..num_colors; colour every node',
+                "propertyNames": {"pattern": "^(0|[1-9][0-9]*)$"},
+                "additionalProperties": {"type": "integer", "minimum": 1},
+            }
+        },
+    }
+
+    def build(self, params: ColoringParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        n, m, k = params.num_nodes, params.edge_count, params.num_colors
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            edges = _planted_graph(n, m, k, rng)
+            touched = {node for edge in edges for node in edge}
+            if len(touched) == n and find_coloring(n, edges, k - 1) is None:
+                break
+        else:
+            raise ConfigError(
+                f"coloring: no {n}-node {m}-edge graph drawn in {MAX_ATTEMPTS} attempts needs all {k} colours "
+                "with every node on an edge; add edges"
+            )
+        meta = {
+            "complexity": {"n": n, "m": m, "k": k, "avg_degree": round(2 * m / n, 3)},
+            "chromatic_number": k,
+            "attempts": attempt,
+        }
+        return {"num_nodes": n, "edges": edges, "num_colors": k}, meta
+
+    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        if type(answer) is not dict or "coloring" not in answer:
+            return reject(IssueCode.MALFORMED, 'answer must be an object {"coloring": {"0": 1, ...}}')
+        coloring = answer["coloring"]
+        if type(coloring) is not dict:
+            return reject(IssueCode.MALFORMED, '"coloring" must be an object mapping "0".."n-1" to a colour')
+        issues = Issues()
+        for key in sorted(set(answer) - {"coloring"}):
+            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        n = instance["num_nodes"]
+        colours = _read_coloring(coloring, n, instance["num_colors"], issues)
+        missing = [v for v in range(n) if str(v) not in coloring]
+        if missing:
+            issues.add(IssueCode.MISSING, f"nodes {', '.join(map(str, missing))} have no colour")
+        for u, v in instance["edges"]:
+            if u in colours and v in colours and colours[u] == colours[v]:
+                issues.add(IssueCode.CONFLICT, f"edge [{u}, {v}] joins two nodes of colour {colours[u]}")
+        return issues.verdict()
+
+    def solve(self, instance: dict[str, JSON]) -> JSON:
+        colours = find_coloring(instance["num_nodes"], instance["edges"], instance["num_colors"])
+        if colours is None:
+            raise ValueError(f"coloring: the graph has no {instance['num_colors']}-colouring")
+        return {"coloring": {str(v): colour for v, colour in enumerate(colours)}}
+
+    def render(self, instance: dict[str, JSON]) -> str:
+        n, edges, k = instance["num_nodes"], instance["edges"], instance["num_colors"]
+        neighbours: list[list[int]] = [[] for _ in range(n)]
+        for u, v in edges:
+            neighbours[u].append(v)
+            neighbours[v].append(u)
+        width = len(str(n - 1))
+        lines = [f"{n} nodes, {len(edges)} edges, colours 1..{k}; adjacent nodes need different colours:"]
+        lines += [f"{v:>{width}}: {' '.join(map(str, sorted(near))) or '-'}" for v, near in enumerate(neighbours)]
+        return "\n".join(lines)
+
+
+def _planted_graph(n: int, m: int, k: int, rng: random.Random) -> list[list[int]]:
+    """m distinct edges, sorted, between the classes of a hidden balanced k-colouring."""
+    hidden = [i % k for i in range(n)]
+    rng.shuffle(hidden)
+    cross = [(u, v) for u, v in combinations(range(n), 2) if hidden[u] != hidden[v]]
+    return [list(edge) for edge in sorted(rng.sample(cross, m))]
+
+
+def _read_coloring(coloring: dict[object, JSON], n: int, k: int, issues: Issues) -> dict[int, int]:
+    """The well-formed entries as {node: colour}; every other entry becomes an issue."""
+    colours: dict[int, int] = {}
+    for key, value in coloring.items():
+        if type(key) is not str or not NODE_KEY.fullmatch(key):
+            issues.add(IssueCode.UNKNOWN_TOKEN, f'coloring key {key!r}: nodes are written "0".."{n - 1}"')
+        elif len(key) > len(str(n)) or int(key) >= n:  # length first: int() refuses 4300+ digits
+            issues.add(IssueCode.EXTRA, f"coloring key {key!r}: the graph has nodes 0..{n - 1}")
+        elif not is_int(value) or not 1 <= value <= k:
+            issues.add(IssueCode.BAD_VALUE, f"node {key}: colour {value!r} is not an integer 1..{k}")
+        else:
+            colours[int(key)] = value
+    return colours

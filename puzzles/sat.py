@@ -1,0 +1,187 @@
+"""Boolean satisfiability: give every variable of a random 3-CNF formula a truth value that makes each clause true.
+
+λ = (n, m) with clause density α = m/n; random 3-SAT is hardest near α ≈ 4.26. Instances are drawn
+SATLIB-style (unforced: uniform clauses, kept only when a complete solver proves them satisfiable).
+Answer: {"assignment": {"1": true, "2": false, …}}, keys the decimal variable numbers.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from math import comb
+
+from pysat.solvers import Solver
+
+from ._errors import ConfigError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+
+CLAUSE_WIDTH = 3
+MAX_VARS = 200
+THRESHOLD_RATIO = 4.26  # clause density of the random 3-SAT phase transition
+MAX_ATTEMPTS = 100  # formula draws before giving up on a satisfiable one
+MODEL_CAP = 100  # stop counting models here: the count is a fact, not a budget that decides anything
+SOLVER = "cadical195"
+COUNTER = "glucose4"  # incremental blocking clauses are cheaper in a MiniSat-style solver
+DECIMAL = re.compile(r"0|[1-9][0-9]*")  # the one accepted key spelling: no sign, padding or spaces
+
+
+@dataclass(frozen=True)
+class SatParams:
+    """num_vars variables and num_clauses distinct 3-literal clauses; None means round(4.26 · num_vars)."""
+
+    num_vars: int = 20
+    num_clauses: int | None = 91
+
+    def __post_init__(self) -> None:
+        check_param(CLAUSE_WIDTH <= self.num_vars <= MAX_VARS, "num_vars", self.num_vars, f"{CLAUSE_WIDTH}..{MAX_VARS}")
+        most = 2**CLAUSE_WIDTH * comb(self.num_vars, CLAUSE_WIDTH)
+        if self.num_clauses is not None:
+            check_param(1 <= self.num_clauses <= most, "num_clauses", self.num_clauses, f"1..{most} or null")
+
+    @property
+    def clause_count(self) -> int:
+        return self.num_clauses if self.num_clauses is not None else round(THRESHOLD_RATIO * self.num_vars)
+
+
+def find_model(clauses: list[list[int]]) -> list[int] | None:
+    """A satisfying model as signed literals, or None when the formula is unsatisfiable."""
+    with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+        return solver.get_model() if solver.solve() else None
+
+
+def count_models(clauses: list[list[int]], num_vars: int, cap: int = MODEL_CAP) -> int:
+    """Models over variables 1..num_vars, counted up to `cap` (free variables double the count)."""
+    occurring = {abs(literal) for clause in clauses for literal in clause}
+    free = num_vars - len(occurring)
+    count = 0
+    with Solver(name=COUNTER, bootstrap_with=clauses) as solver:
+        while count < cap and solver.solve():
+            count += 2**free
+            solver.add_clause([-literal for literal in solver.get_model() if abs(literal) in occurring])
+    return min(count, cap)
+
+
+class Sat(Puzzle[SatParams]):
+    name = "sat"
+    version = 1
+    title = "Boolean satisfiability (random 3-SAT)"
+    params_type = SatParams
+    levels = {
+        1: {"num_vars": 5, "num_clauses": 15},
+        2: {"num_vars": 10, "num_clauses": 43},
+        3: {"num_vars": 20, "num_clauses": 91},
+        4: {"num_vars": (30, 35), "num_clauses": None},
+        5: {"num_vars": 50, "num_clauses": 218},
+        6: {"num_vars": (75, 100), "num_clauses": None},
+    }
+    instance_schema = {
+        "type": "object",
+        "required": ["num_vars", "clauses"],
+        "properties": {
+            "num_vars": {"type": "integer", "minimum": 1, "description": "variables are numbered 1..num_vars"},
+            "clauses": {
+                "type": "array",
+                "description": "CNF: every clause must hold; literal v means variable v is true, -v means it is false",
+                "items": {"type": "array", "minItems": 1, "items": {"type": "integer", "not": {"const": 0}}},
+            },
+        },
+    }
+    answer_schema = {
+        "type": "object",
+        "required": ["assignment"],
+        "properties": {
+            "assignment": {
+                "type": "object",
+                "description": 'variable number as a decimal string ("1", "2", …) → true/false; every variable '
+                "that occurs in a clause must be assigned, variables occurring in no clause may be omitted",
+                "propertyNames": {"pattern": "^[1-9][0-9]*$"},
+                "additionalProperties": {"type": "boolean"},
+            }
+        },
+    }
+
+    def build(self, params: SatParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        n, m = params.num_vars, params.clause_count
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            clauses = _random_formula(n, m, rng)
+            if find_model(clauses) is not None:
+                break
+        else:
+            raise ConfigError(
+                f"sat: {MAX_ATTEMPTS} draws of {n} variables, {m} clauses gave no satisfiable formula; lower num_clauses"
+            )
+        count = count_models(clauses, n)
+        meta = {
+            "complexity": {"n": n, "m": m, "alpha": round(m / n, 3)},
+            "model_count": count,
+            "model_count_capped": count >= MODEL_CAP,
+            "attempts": attempt,
+        }
+        return {"num_vars": n, "clauses": clauses}, meta
+
+    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        if type(answer) is not dict or "assignment" not in answer:
+            return reject(IssueCode.MALFORMED, 'answer must be an object {"assignment": {"1": true, ...}}')
+        assignment = answer["assignment"]
+        if type(assignment) is not dict:
+            return reject(IssueCode.MALFORMED, '"assignment" must be an object mapping "1".."n" to true/false')
+        issues = Issues()
+        for key in sorted(set(answer) - {"assignment"}):
+            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        values = _read_assignment(assignment, instance["num_vars"], issues)
+        clauses = instance["clauses"]
+        occurring = sorted({abs(literal) for clause in clauses for literal in clause})
+        missing = [v for v in occurring if str(v) not in assignment]
+        if missing:
+            issues.add(IssueCode.MISSING, f"variables {', '.join(map(str, missing))} occur in clauses but are not assigned")
+        for index, clause in enumerate(clauses):
+            known = all(abs(literal) in values for literal in clause)  # unassigned variables are reported above
+            if known and not any(values[abs(literal)] == (literal > 0) for literal in clause):
+                issues.add(IssueCode.CONFLICT, f"clause {index} {clause} has every literal false")
+        return issues.verdict()
+
+    def solve(self, instance: dict[str, JSON]) -> JSON:
+        model = find_model(instance["clauses"])
+        if model is None:
+            raise ValueError("sat: the formula is unsatisfiable")
+        true = {literal for literal in model if literal > 0}
+        return {"assignment": {str(v): v in true for v in range(1, instance["num_vars"] + 1)}}
+
+    def render(self, instance: dict[str, JSON]) -> str:
+        n, clauses = instance["num_vars"], instance["clauses"]
+        lines = [f"{n} variables x1..x{n}, {len(clauses)} clauses (α = {len(clauses) / n:.2f}); make every clause true:"]
+        width = len(str(len(clauses)))
+        for index, clause in enumerate(clauses):
+            literals = " ∨ ".join(f"x{lit}" if lit > 0 else f"¬x{-lit}" for lit in clause)
+            lines.append(f"{index:>{width}}: ({literals})")
+        return "\n".join(lines)
+
+
+def _random_formula(n: int, m: int, rng: random.Random) -> list[list[int]]:
+    """m distinct clauses of 3 distinct variables with fair random signs (SATLIB's unforced model)."""
+    seen: set[tuple[int, ...]] = set()
+    clauses: list[list[int]] = []
+    while len(clauses) < m:
+        variables = sorted(rng.sample(range(1, n + 1), CLAUSE_WIDTH))
+        clause = [v if rng.random() < 0.5 else -v for v in variables]
+        if tuple(clause) not in seen:
+            seen.add(tuple(clause))
+            clauses.append(clause)
+    return clauses
+
+
+def _read_assignment(assignment: dict[object, JSON], n: int, issues: Issues) -> dict[int, bool]:
+    """The well-formed entries as {variable: value}; every other entry becomes an issue."""
+    values: dict[int, bool] = {}
+    for key, value in assignment.items():
+        if type(key) is not str or not DECIMAL.fullmatch(key):
+            issues.add(IssueCode.UNKNOWN_TOKEN, f'assignment key {key!r}: variables are written "1".."{n}"')
+        elif len(key) > len(str(n)) or not 1 <= int(key) <= n:  # length first: int() refuses 4300+ digits
+            issues.add(IssueCode.EXTRA, f"assignment key {key!r}: the formula has variables 1..{n}")
+        elif type(value) is not bool:
+            issues.add(IssueCode.BAD_VALUE, f"variable {key}: value {value!r} is not true or false")
+        else:
+            values[int(key)] = value
+    return values
