@@ -1,0 +1,249 @@
+"""Cryptarithm (alphametic addition): give each letter a digit so that W1 + … + Wk = R holds.
+
+Distinct letters take distinct digits 0–9 and a word of two or more letters does not start with 0
+(one-letter words may be 0). λ = (letters, longest word, κ = longest run of columns passing a carry,
+taken from the planted solution). Answer: {"mapping": {"S": 9, "E": 5, …}}.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from ._errors import ConfigError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, reject
+
+MAX_ADDENDS = 20
+MAX_LENGTH = 10
+MAX_DRAWS = 1000  # numbers drawn before a level's filters (letter band, uniqueness) give up
+COUNT_CAP = 10_000  # solutions counted before stopping; meta flags a capped count
+
+
+@dataclass(frozen=True)
+class CryptarithmParams:
+    """`addends` words of `min_len`..`max_len` letters; the puzzle uses `min_letters`..`max_letters` letters."""
+
+    addends: int = 2
+    min_len: int = 3
+    max_len: int = 4
+    min_letters: int = 2
+    max_letters: int = 10
+    unique: bool = False
+
+    def __post_init__(self) -> None:
+        check_param(2 <= self.addends <= MAX_ADDENDS, "addends", self.addends, f"2..{MAX_ADDENDS}")
+        check_param(2 <= self.min_len <= MAX_LENGTH, "min_len", self.min_len, f"2..{MAX_LENGTH} (no one-letter words)")
+        check_param(self.min_len <= self.max_len <= MAX_LENGTH, "max_len", self.max_len, f"{self.min_len}..{MAX_LENGTH}")
+        check_param(2 <= self.min_letters <= 10, "min_letters", self.min_letters, "2..10")
+        check_param(self.min_letters <= self.max_letters <= 10, "max_letters", self.max_letters, f"{self.min_letters}..10")
+        slots = (self.addends + 1) * self.max_len + len(str(self.addends))
+        check_param(self.min_letters <= slots, "min_letters", self.min_letters, f"at most {slots} for these word lengths")
+
+
+def _letters(words: list[str]) -> list[str]:
+    return sorted(set("".join(words)))
+
+
+def _model(addends: list[str], result: str) -> tuple[cp_model.CpModel, dict[str, cp_model.IntVar]]:
+    """CP-SAT model: all-different digits, no leading zero on multi-letter words, one linear sum."""
+    model = cp_model.CpModel()
+    digit = {letter: model.new_int_var(0, 9, letter) for letter in _letters([*addends, result])}
+    model.add_all_different(list(digit.values()))
+    for word in [*addends, result]:
+        if len(word) > 1:
+            model.add(digit[word[0]] != 0)
+    weight = dict.fromkeys(digit, 0)
+    for word, sign in [(word, 1) for word in addends] + [(result, -1)]:
+        for place, letter in enumerate(reversed(word)):
+            weight[letter] += sign * 10**place
+    model.add(sum(weight[letter] * digit[letter] for letter in digit) == 0)
+    return model, digit
+
+
+class _Search(cp_model.CpSolverSolutionCallback):
+    """Counts solutions up to `cap` and keeps the first one found."""
+
+    def __init__(self, digit: dict[str, cp_model.IntVar], cap: int) -> None:
+        super().__init__()
+        self.digit = digit
+        self.cap = cap
+        self.count = 0
+        self.first: dict[str, int] | None = None
+
+    def on_solution_callback(self) -> None:
+        if self.first is None:
+            self.first = {letter: self.value(var) for letter, var in self.digit.items()}
+        self.count += 1
+        if self.count >= self.cap:
+            self.stop_search()
+
+
+def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, dict[str, int] | None]:
+    """(min(number of valid mappings, cap), the first mapping found or None).
+
+    One worker and no time limit, so runs repeat exactly; the capped count is a fact about the
+    puzzle whatever order the solutions come in. Enumeration mode (presolve keeps every solution)
+    also finds a first solution faster than a plain solve on the top levels.
+    """
+    model, digit = _model(addends, result)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.enumerate_all_solutions = True
+    found = _Search(digit, cap)
+    solver.solve(model, found)
+    return found.count, found.first
+
+
+def carry_chain(addends: list[str], digits: dict[str, int]) -> int:
+    """κ: the longest run of consecutive columns (right to left) that pass a non-zero carry on."""
+    carry = run = longest = 0
+    for column in range(max(len(word) for word in addends)):
+        carry = (carry + sum(digits[word[-1 - column]] for word in addends if column < len(word))) // 10
+        run = run + 1 if carry else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _value(word: str, digits: dict[str, int]) -> int:
+    return int("".join(str(digits[letter]) for letter in word))
+
+
+class Cryptarithm(Puzzle[CryptarithmParams]):
+    name = "cryptarithm"
+    version = 1
+    title = "Cryptarithm (alphametic addition)"
+    params_type = CryptarithmParams
+    levels = {
+        1: {"addends": 2, "min_len": 2, "max_len": 3, "min_letters": 2, "max_letters": 5, "unique": False},
+        2: {"addends": 2, "min_len": 3, "max_len": 4, "min_letters": 5, "max_letters": 7, "unique": False},
+        3: {"addends": 2, "min_len": 4, "max_len": 5, "min_letters": 7, "max_letters": 8, "unique": True},
+        4: {"addends": 3, "min_len": 4, "max_len": 6, "min_letters": 8, "max_letters": 9, "unique": True},
+        5: {"addends": (4, 5), "min_len": 5, "max_len": 7, "min_letters": 9, "max_letters": 10, "unique": True},
+        6: {"addends": (6, 10), "min_len": 6, "max_len": 8, "min_letters": 10, "max_letters": 10, "unique": True},
+    }
+    instance_schema = {
+        "type": "object",
+        "required": ["addends", "result"],
+        "properties": {
+            "addends": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[A-Z]+$"},
+                "minItems": 1,
+                "description": "words added together: addends[0] + addends[1] + … = result",
+            },
+            "result": {"type": "string", "pattern": "^[A-Z]+$", "description": "the word the addends sum to"},
+        },
+        "description": (
+            "each letter stands for one digit 0-9, different letters for different digits; a word of two or more "
+            "letters never starts with a letter worth 0 (a one-letter word may be 0)"
+        ),
+    }
+    answer_schema = {
+        "type": "object",
+        "required": ["mapping"],
+        "properties": {
+            "mapping": {
+                "type": "object",
+                "propertyNames": {"pattern": "^[A-Z]$"},
+                "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 9},
+                "description": "every letter of the puzzle (and no other) mapped to its digit, e.g. {\"S\": 9}",
+            }
+        },
+    }
+
+    def build(self, params: CryptarithmParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        for draw in range(1, MAX_DRAWS + 1):
+            addends, result, digits = self._draw(params, rng)
+            if not params.min_letters <= len(digits) <= params.max_letters:
+                continue
+            count, _ = search(addends, result, 2 if params.unique else COUNT_CAP)
+            if params.unique and count != 1:
+                continue
+            instance = {"addends": addends, "result": result}
+            meta = {
+                "complexity": {
+                    "letters": len(digits),
+                    "max_word_length": max(len(word) for word in [*addends, result]),
+                    "carry_chain": carry_chain(addends, digits),
+                },
+                "solution_count": count,
+                "solution_count_capped": count >= COUNT_CAP,
+                "solution": dict(sorted(digits.items())),
+                "draws": draw,
+            }
+            return instance, meta
+        raise ConfigError(f"no puzzle met {params} in {MAX_DRAWS} draws; widen the lengths or letter band, or drop unique")
+
+    @staticmethod
+    def _draw(params: CryptarithmParams, rng: random.Random) -> tuple[list[str], str, dict[str, int]]:
+        """Numbers first, then letters: a solution without leading zeros exists by construction."""
+        numbers = []
+        for _ in range(params.addends):
+            length = rng.randint(params.min_len, params.max_len)
+            numbers.append(rng.randint(10 ** (length - 1), 10**length - 1))
+        letter_of = rng.sample(string.ascii_uppercase, 10)
+        words = ["".join(letter_of[int(d)] for d in str(number)) for number in [*numbers, sum(numbers)]]
+        digits = {letter_of[int(d)]: int(d) for d in "".join(str(number) for number in numbers + [sum(numbers)])}
+        return words[:-1], words[-1], digits
+
+    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        if type(answer) is not dict or "mapping" not in answer:
+            return reject(IssueCode.MALFORMED, 'answer must be an object {"mapping": {"A": 1, ...}}')
+        mapping = answer["mapping"]
+        if type(mapping) is not dict:
+            return reject(IssueCode.MALFORMED, '"mapping" must be an object from letters to digits')
+        issues = Issues()
+        for key in sorted(set(answer) - {"mapping"}):
+            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        addends, result = instance["addends"], instance["result"]
+        letters = _letters([*addends, result])
+        digits: dict[str, int] = {}
+        for key, value in mapping.items():
+            if key in letters:
+                if is_int(value) and 0 <= value <= 9:
+                    digits[key] = value
+                else:
+                    issues.add(IssueCode.BAD_VALUE, f"letter {key}: {value!r} is not a digit 0..9")
+            elif type(key) is str and len(key) == 1 and key in string.ascii_uppercase:
+                issues.add(IssueCode.EXTRA, f"letter {key} does not occur in the puzzle")
+            else:
+                issues.add(IssueCode.UNKNOWN_TOKEN, f"key {key!r} is not an uppercase letter of the puzzle")
+        for letter in letters:
+            if letter not in mapping:
+                issues.add(IssueCode.MISSING, f"letter {letter} has no digit")
+        self._check_equation(addends, result, digits, len(letters), issues)
+        return issues.verdict()
+
+    @staticmethod
+    def _check_equation(addends: list[str], result: str, digits: dict[str, int], letters: int, issues: Issues) -> None:
+        """Injectivity, leading zeros and the sum, on the letters that have a valid digit."""
+        owners: dict[int, list[str]] = {}
+        for letter, value in digits.items():
+            owners.setdefault(value, []).append(letter)
+        for value, group in sorted(owners.items()):
+            if len(group) > 1:
+                issues.add(IssueCode.CONFLICT, f"letters {', '.join(sorted(group))} share the digit {value}")
+        for word in dict.fromkeys([*addends, result]):
+            if len(word) > 1 and digits.get(word[0]) == 0:
+                issues.add(IssueCode.CONFLICT, f"word {word} starts with a zero")
+        if len(digits) == letters:
+            total, target = sum(_value(word, digits) for word in addends), _value(result, digits)
+            if total != target:
+                issues.add(IssueCode.CONFLICT, f"the addends sum to {total}, but {result} reads {target}")
+
+    def solve(self, instance: dict[str, JSON]) -> JSON:
+        _, mapping = search(instance["addends"], instance["result"], cap=1)
+        if mapping is None:
+            raise ValueError(f"{' + '.join(instance['addends'])} = {instance['result']} has no solution")
+        return {"mapping": mapping}
+
+    def render(self, instance: dict[str, JSON]) -> str:
+        addends, result = instance["addends"], instance["result"]
+        width = max(len(word) for word in [*addends, result]) + 2
+        rows = [word.rjust(width) for word in addends[:-1]]
+        rows.append("+ " + addends[-1].rjust(width - 2))
+        rows += ["-" * width, result.rjust(width)]
+        return "\n".join(rows) + "\ndistinct letters = distinct digits; no leading zero in words of 2+ letters"
