@@ -62,13 +62,13 @@ def generate(
     level: Annotated[Optional[int], typer.Option("--level", "-l", help="Named level 1–6.")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="First seed.")] = 0,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="Instances: seeds SEED … SEED+COUNT−1.")] = 1,
-    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE instead of --level (any complexity).")] = None,
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE: any complexity without --level; with it, presentation only (rubik reveal_scramble).")] = None,
     output: OutputOption = None,
 ) -> None:
     """Generate instances as JSONL records {id, puzzle, level, seed, params, instance, meta}."""
     puzzle = get_puzzle(name)
-    if (level is None) == (not param):
-        raise InputError("give either --level L or one or more --param KEY=VALUE")
+    if level is None and not param:
+        raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     params = _parse_params(param) if param else None
     records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
     with open_output(output) as out:
@@ -145,12 +145,12 @@ def show(
     name: Annotated[str, typer.Argument(help="Puzzle name.")],
     level: Annotated[Optional[int], typer.Option("--level", "-l")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 0,
-    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE instead of --level.")] = None,
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE, as for generate.")] = None,
 ) -> None:
     """Render one instance for a human: board, grid, equation or cube net."""
     puzzle = get_puzzle(name)
-    if (level is None) == (not param):
-        raise InputError("give either --level L or one or more --param KEY=VALUE")
+    if level is None and not param:
+        raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     record = puzzle.generate(level, seed, params=_parse_params(param) if param else None)
     console.print(f"[bold]{record.id}[/]  {puzzle.title}  params {json.dumps(record.params)}", highlight=False)
     console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False)

@@ -6,10 +6,20 @@ from typing import Any
 
 from ._errors import UnknownPuzzleError
 from ._protocol import Puzzle
+from .coloring import GraphColoring
+from .cryptarithm import Cryptarithm
 from .hanoi import Hanoi
+from .river import RiverCrossing
+from .rubik import RubiksCube
+from .sat import Sat
 
-PUZZLES: tuple[Puzzle[Any], ...] = (
+PUZZLES: tuple[Puzzle[Any], ...] = (  # the paper's order
     Hanoi(),
+    RiverCrossing(),
+    Sat(),
+    Cryptarithm(),
+    GraphColoring(),
+    RubiksCube(),
 )
 
 _BY_NAME = {puzzle.name: puzzle for puzzle in PUZZLES}

@@ -194,37 +194,52 @@ class Puzzle(ABC, Generic[P]):
     levels: ClassVar[Mapping[int, Mapping[str, object]]]
     instance_schema: ClassVar[dict[str, JSON]]
     answer_schema: ClassVar[dict[str, JSON]]
+    presentation_params: ClassVar[frozenset[str]] = frozenset()  # shape what is shown, not what is drawn
 
     def generate(self, level: int | None = None, seed: int = 0, *, params: Mapping[str, object] | None = None) -> Record:
         """Make the instance for (level or params, seed): same inputs, same bytes, in any process.
 
+        With a level, `params` may set only presentation parameters (such as the cube's
+        `reveal_scramble`): they change what the instance shows, never which instance is drawn,
+        so the same (level, seed) gives the same puzzle with or without them.
+
         Raises:
-            ConfigError: neither or both of level and params, an unknown level, a bad seed or parameter.
+            ConfigError: no level and no params, an unknown level, a bad seed or parameter.
         """
-        if (level is None) == (params is None):
-            raise ConfigError("give exactly one of a level or explicit parameters")
         if not is_int(seed) or seed < 0:
             raise ConfigError(f"seed {seed!r}: expected an integer >= 0")
-        if level is not None:
-            if not is_int(level) or level not in self.levels:
-                raise ConfigError(f"{self.name}: level {level!r} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
-            rng = random.Random(f"{self.name}|L{level}|{seed}")
-            chosen = self.params_for_level(level, rng)
-            record_id = f"{self.name}/L{level}/s{seed}"
+        if level is None and params is None:
+            raise ConfigError("give a level, explicit parameters, or a level with presentation parameters")
+        given = dict(params or {})
+        shown = {k: v for k, v in sorted(given.items()) if k in self.presentation_params}
+        if level is None:
+            chosen = params_from_mapping(self.params_type, given)
+            drawn = dumps_canonical({k: v for k, v in dataclasses.asdict(chosen).items() if k not in self.presentation_params})
+            rng = random.Random(f"{self.name}|{drawn}|{seed}")
+            record_id = f"{self.name}/p{hashlib.sha256(drawn.encode()).hexdigest()[:10]}/s{seed}"
         else:
-            assert params is not None
-            chosen = params_from_mapping(self.params_type, params)
-            canonical = dumps_canonical(dataclasses.asdict(chosen))
-            rng = random.Random(f"{self.name}|{canonical}|{seed}")
-            record_id = f"{self.name}/p{hashlib.sha256(canonical.encode()).hexdigest()[:10]}/s{seed}"
+            self._check_level(level, given)
+            rng = random.Random(f"{self.name}|L{level}|{seed}")
+            chosen = self.params_for_level(level, rng, shown)
+            record_id = f"{self.name}/L{level}/s{seed}"
+        record_id += "".join(f"+{k}={dumps_canonical(v)}" for k, v in shown.items())
         instance, meta = self.build(chosen, rng)
         return Record(record_id, self.name, level, seed, dataclasses.asdict(chosen), instance, {"version": self.version, **meta})
 
-    def params_for_level(self, level: int, rng: random.Random) -> P:
-        """Draw this level's parameters: each Band in sorted field order, fixed values as they are."""
+    def _check_level(self, level: object, given: Mapping[str, object]) -> None:
+        if not is_int(level) or level not in self.levels:
+            raise ConfigError(f"{self.name}: level {level!r} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+        drawn = sorted(set(given) - self.presentation_params)
+        if drawn:
+            allowed = ", ".join(sorted(self.presentation_params)) or "none for this puzzle"
+            raise ConfigError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "
+                              f"(presentation parameters only: {allowed}); drop the level to set them")
+
+    def params_for_level(self, level: int, rng: random.Random, shown: Mapping[str, object] | None = None) -> P:
+        """Draw this level's parameters (each Band in sorted field order), then apply presentation ones."""
         band = self.levels[level]
         values = {k: rng.randint(*v) if isinstance(v, tuple) else v for k, v in sorted(band.items())}
-        return params_from_mapping(self.params_type, values)
+        return params_from_mapping(self.params_type, {**values, **(shown or {})})
 
     @abstractmethod
     def build(self, params: P, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:

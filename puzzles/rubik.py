@@ -186,6 +186,7 @@ class RubiksCube(Puzzle[RubikParams]):
     version = 1
     title = "Rubik's Cube 3×3×3"
     trajectory_field = "moves"
+    presentation_params = frozenset({"reveal_scramble"})
     params_type = RubikParams
     levels = {
         1: {"scramble_length": 1},

@@ -1,0 +1,64 @@
+"""Puzzle library speed: L6 generation and solve time per family, and validator throughput.
+
+Bars (issue 2): every L6 instance generated in ≤ 5 s and solved in ≤ 2 s; Hanoi n=20
+(1,048,575 moves) validated at ≥ 1 M moves/s. Run: `.venv/bin/python benchmarks/puzzles.py [--seeds N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from puzzles import PUZZLES, get_puzzle
+
+GENERATE_BAR_S, SOLVE_BAR_S, HANOI_BAR_MOVES_PER_S = 5.0, 2.0, 1_000_000
+
+
+def timed(call: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - start
+
+
+def bench_family(name: str, seeds: int) -> tuple[float, float, float, float]:
+    """Worst L6 generate and solve seconds, and validations per second over the reference answers."""
+    puzzle = get_puzzle(name)
+    worst_generate = worst_solve = validate_total = 0.0
+    for seed in range(seeds):
+        record, generate_s = timed(lambda: puzzle.generate(6, seed))
+        answer, solve_s = timed(lambda: puzzle.solve(record.instance))
+        verdict, validate_s = timed(lambda: puzzle.validate(record.instance, answer))
+        if not verdict.ok:
+            raise SystemExit(f"{record.id}: reference answer rejected: {verdict.issues}")
+        worst_generate, worst_solve = max(worst_generate, generate_s), max(worst_solve, solve_s)
+        validate_total += validate_s
+    return worst_generate, worst_solve, seeds / validate_total, validate_total / seeds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=10, help="L6 seeds per family (default 10)")
+    args = parser.parse_args()
+    failures = []
+    print(f"{'family':<12} {'L6 gen max s':>12} {'L6 solve max s':>14} {'validations/s':>14} {'ms/validation':>14}")
+    for puzzle in PUZZLES:
+        generate_s, solve_s, per_s, mean_s = bench_family(puzzle.name, args.seeds)
+        print(f"{puzzle.name:<12} {generate_s:>12.3f} {solve_s:>14.3f} {per_s:>14.1f} {mean_s * 1000:>14.3f}")
+        if generate_s > GENERATE_BAR_S or solve_s > SOLVE_BAR_S:
+            failures.append(f"{puzzle.name}: L6 generate {generate_s:.2f} s / solve {solve_s:.2f} s over the bar")
+    hanoi = get_puzzle("hanoi")
+    instance = hanoi.generate(params={"n": 20}).instance
+    answer = hanoi.solve(instance)
+    verdict, seconds = timed(lambda: hanoi.validate(instance, answer))
+    rate = len(answer["moves"]) / seconds
+    print(f"\nhanoi n=20: {len(answer['moves']):,} moves validated in {seconds:.3f} s = {rate:,.0f} moves/s "
+          f"({rate / HANOI_BAR_MOVES_PER_S:.2f}x the 1 M moves/s bar), ok={verdict.ok}")
+    if rate < HANOI_BAR_MOVES_PER_S or not verdict.ok:
+        failures.append(f"hanoi n=20 validation {rate:,.0f} moves/s under the bar")
+    print("\n" + ("\n".join(failures) if failures else "all bars met"))
+    raise SystemExit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""`codebench puzzles …` end to end through main(argv): outputs, exit codes and error lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codebench.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    captured = capsys.readouterr()
+    return int(exit_info.value.code or 0), captured.out, captured.err
+
+
+def test_list_json_names_every_family(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "puzzles", "list", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 9
+    assert rows[0]["name"] == "hanoi" and rows[0]["levels"]["3"] == {"n": [5, 6]}
+
+
+def test_generate_solve_validate_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    instances, solved = tmp_path / "i.jsonl", tmp_path / "s.jsonl"
+    assert run(capsys, "puzzles", "generate", "hanoi", "--level", "2", "--seed", "7", "--count", "3", "-o", str(instances))[0] == 0
+    records = [json.loads(line) for line in instances.read_text().splitlines()]
+    assert [r["id"] for r in records] == ["hanoi/L2/s7", "hanoi/L2/s8", "hanoi/L2/s9"]
+    assert set(records[0]) == {"id", "puzzle", "level", "seed", "params", "instance", "meta"}
+    assert run(capsys, "puzzles", "solve", str(instances), "-o", str(solved))[0] == 0
+    code, out, _ = run(capsys, "puzzles", "validate", str(solved))
+    assert code == 0 and "3 valid, 0 invalid" in out
+    code, out, _ = run(capsys, "puzzles", "validate", str(instances))
+    assert code == 1 and "0 valid, 3 invalid" in out
+
+
+def test_validate_separate_answers_reports_repeated_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    instances, answers = tmp_path / "i.jsonl", tmp_path / "a.jsonl"
+    run(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(instances))
+    answers.write_text('{"id": "hanoi/L1/s0", "answer": {"moves": [[1, "A", "C"]], "moves": []}}\n')
+    code, out, _ = run(capsys, "puzzles", "validate", str(instances), "--answers", str(answers), "--json")
+    verdict = json.loads(out)
+    assert code == 1 and verdict["id"] == "hanoi/L1/s0" and not verdict["ok"]
+    assert [issue["code"] for issue in verdict["issues"]] == ["duplicate_key", "goal_not_reached"]
+
+
+def test_params_generate_beyond_named_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "puzzles", "generate", "hanoi", "--param", "n=17", "--param", "random_pegs=true")
+    record = json.loads(out)
+    assert code == 0 and record["level"] is None and record["params"] == {"n": 17, "random_pegs": True}
+    assert record["meta"]["min_solution_length"] == 2**17 - 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["puzzles", "generate", "towers", "--level", "1"], "unknown puzzle 'towers'"),
+        (["puzzles", "generate", "hanoi", "--level", "9"], "level 9 does not exist"),
+        (["puzzles", "generate", "hanoi", "--level", "1", "--param", "n=3"], "cannot be combined with a level"),
+        (["puzzles", "generate", "hanoi"], "give --level L"),
+        (["puzzles", "generate", "hanoi", "--param", "n=99"], "parameter n=99"),
+        (["puzzles", "generate", "hanoi", "--param", "disks"], "expected KEY=VALUE"),
+        (["puzzles", "show", "hanoi"], "give --level L"),
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.startswith("error:") and message in " ".join(err.split())
+
+
+def test_malformed_jsonl_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.jsonl"
+    run(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(path))
+    path.write_text(path.read_text() + "\n{not json\n")
+    code, _, err = run(capsys, "puzzles", "solve", str(path))
+    assert code == 2 and "bad.jsonl:3" in " ".join(err.split())
+    path.write_text('{"id": "x", "puzzle": "hanoi", "instance": {"n": "three"}}\n')
+    code, _, err = run(capsys, "puzzles", "validate", str(path))
+    assert code == 2 and "does not fit the hanoi schema" in " ".join(err.split())
+    code, _, err = run(capsys, "puzzles", "validate", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_level_with_presentation_param_keeps_the_same_cube(capsys: pytest.CaptureFixture[str]) -> None:
+    _, hidden, _ = run(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2")
+    _, shown, _ = run(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2", "--param", "reveal_scramble=true")
+    hidden_record, shown_record = json.loads(hidden), json.loads(shown)
+    assert shown_record["id"] == "rubik/L3/s2+reveal_scramble=true"
+    assert shown_record["instance"]["state"] == hidden_record["instance"]["state"]
+    assert hidden_record["instance"]["scramble"] is None
+    assert shown_record["instance"]["scramble"] == hidden_record["meta"]["scramble"]
+
+
+def test_show_renders_and_selftest_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "puzzles", "show", "hanoi", "--level", "1", "--seed", "0")
+    assert code == 0 and "hanoi/L1/s0" in out and "move all 3 disks from peg A to peg C" in out
+    code, out, _ = run(capsys, "puzzles", "selftest", "--puzzle", "hanoi", "--seeds", "1")
+    assert code == 0 and "6 passed, 0 failed" in out
