@@ -6,19 +6,23 @@ from typing import Any
 
 from ._errors import UnknownPuzzleError
 from ._protocol import Puzzle
+from .checkers import Checkers
 from .coloring import GraphColoring
 from .cryptarithm import Cryptarithm
 from .hanoi import Hanoi
 from .river import RiverCrossing
 from .rubik import RubiksCube
 from .sat import Sat
+from .waterjug import WaterJug
 
 PUZZLES: tuple[Puzzle[Any], ...] = (  # the paper's order
     Hanoi(),
+    Checkers(),
     RiverCrossing(),
     Sat(),
     Cryptarithm(),
     GraphColoring(),
+    WaterJug(),
     RubiksCube(),
 )
 

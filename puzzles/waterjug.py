@@ -1,0 +1,211 @@
+"""Water Jug: from two empty jugs of capacities a and b, end with exactly g units in either jug.
+
+λ = (a, b, g); levels are bands of the minimal number of steps, which the better of the two
+one-direction pour strategies attains (it equals breadth-first search over the (x, y) states).
+Answer: {"steps": ["Fill B", "Pour B to A", …]}; no-op actions are legal, only the final state counts.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from math import gcd
+
+from ._errors import ConfigError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+
+ACTIONS = ("Fill A", "Fill B", "Empty A", "Empty B", "Pour A to B", "Pour B to A")
+MAX_CAPACITY = 1000
+MAX_DRAWS = 1000  # capacity pairs tried before a band is declared empty (deterministic, not timed)
+BAR_WIDTH = 40
+
+State = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class WaterJugParams:
+    """Capacities 1..max_capacity; the target's minimal step count lies in min_steps..max_steps."""
+
+    max_capacity: int = 10
+    min_steps: int = 2
+    max_steps: int = 4
+
+    def __post_init__(self) -> None:
+        check_param(3 <= self.max_capacity <= MAX_CAPACITY, "max_capacity", self.max_capacity, f"3..{MAX_CAPACITY}")
+        check_param(self.min_steps >= 2, "min_steps", self.min_steps, ">= 2 (one-step targets, a capacity, are excluded)")
+        check_param(self.max_steps >= self.min_steps, "max_steps", self.max_steps, f">= min_steps={self.min_steps}")
+
+
+def apply_action(state: State, action: str, capacities: State) -> State:
+    """The paper's deterministic transition; a pour moves min(source, room in destination)."""
+    (x, y), (a, b) = state, capacities
+    if action == "Fill A":
+        return a, y
+    if action == "Fill B":
+        return x, b
+    if action == "Empty A":
+        return 0, y
+    if action == "Empty B":
+        return x, 0
+    if action == "Pour A to B":
+        moved = min(x, b - y)
+        return x - moved, y + moved
+    moved = min(y, a - x)
+    return x + moved, y - moved
+
+
+def pour_strategy(capacities: State, source: str) -> Iterator[tuple[str, State]]:
+    """Always pour from `source`: fill it when empty, empty the other jug when full, until a state repeats."""
+    other = "B" if source == "A" else "A"
+    s, o = (0, 1) if source == "A" else (1, 0)
+    state: State = (0, 0)
+    seen: set[State] = set()
+    while state not in seen:
+        seen.add(state)
+        if state[s] == 0:
+            action = f"Fill {source}"
+        elif state[o] == capacities[o]:
+            action = f"Empty {other}"
+        else:
+            action = f"Pour {source} to {other}"
+        state = apply_action(state, action, capacities)
+        yield action, state
+
+
+def min_steps_by_volume(capacities: State) -> dict[int, int]:
+    """Minimal steps until some jug holds each reachable volume: the better strategy (equals BFS; tested a, b ≤ 25)."""
+    best: dict[int, int] = {0: 0}
+    for source in "AB":
+        for count, (_, state) in enumerate(pour_strategy(capacities, source), 1):
+            for volume in state:
+                best[volume] = min(best.get(volume, count), count)
+    return best
+
+
+def strategy_plan(capacities: State, source: str, target: int) -> list[str]:
+    """The prefix of one pour strategy that first leaves `target` in a jug."""
+    plan: list[str] = []
+    for action, state in pour_strategy(capacities, source):
+        plan.append(action)
+        if target in state:
+            return plan
+    raise ValueError(f"target {target} is unreachable with capacities {capacities}")
+
+
+class WaterJug(Puzzle[WaterJugParams]):
+    name = "waterjug"
+    version = 1
+    title = "Water Jug"
+    trajectory_field = "steps"
+    params_type = WaterJugParams
+    levels = {
+        1: {"max_capacity": 10, "min_steps": 2, "max_steps": 4},
+        2: {"max_capacity": 15, "min_steps": 5, "max_steps": 8},
+        3: {"max_capacity": 25, "min_steps": 9, "max_steps": 14},
+        4: {"max_capacity": 40, "min_steps": 15, "max_steps": 24},
+        5: {"max_capacity": 60, "min_steps": 25, "max_steps": 40},
+        6: {"max_capacity": 200, "min_steps": 41, "max_steps": 100},
+    }
+    instance_schema = {
+        "type": "object",
+        "required": ["capacities", "target"],
+        "properties": {
+            "capacities": {
+                "type": "object",
+                "description": "capacity of jug A and jug B; both start empty, water is unlimited",
+                "required": ["A", "B"],
+                "properties": {"A": {"type": "integer", "minimum": 1}, "B": {"type": "integer", "minimum": 1}},
+                "additionalProperties": False,
+            },
+            "target": {"type": "integer", "minimum": 1, "description": "exact amount that must end up in jug A or jug B"},
+        },
+    }
+    answer_schema = {
+        "type": "object",
+        "required": ["steps"],
+        "properties": {
+            "steps": {
+                "type": "array",
+                "description": (
+                    "actions in order, starting from two empty jugs; a pour stops when the source is empty or the "
+                    "destination full; an action that changes nothing (filling a full jug, pouring from an empty "
+                    "one) is legal; only the final state is judged: one jug must hold exactly the target"
+                ),
+                "items": {"enum": list(ACTIONS)},
+            }
+        },
+    }
+
+    def build(self, params: WaterJugParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
+        for draw in range(1, MAX_DRAWS + 1):
+            a, b = rng.sample(range(1, params.max_capacity + 1), 2)
+            steps = min_steps_by_volume((a, b))
+            divisor = gcd(a, b)
+            # a target equal to a capacity takes one step, so min_steps >= 2 already excludes it
+            targets = [g for g in range(divisor, max(a, b) + 1, divisor) if params.min_steps <= steps[g] <= params.max_steps]
+            if targets:
+                g = rng.choice(targets)
+                instance = {"capacities": {"A": a, "B": b}, "target": g}
+                meta = {
+                    "complexity": {"c1": a, "c2": b, "g": g},
+                    "min_solution_length": steps[g],
+                    "state_space": (a + 1) * (b + 1),
+                    "draws": draw,
+                }
+                return instance, meta
+        raise ConfigError(
+            f"no target with minimal steps in {params.min_steps}..{params.max_steps} for capacities "
+            f"up to {params.max_capacity} in {MAX_DRAWS} draws; the band is empty or too narrow"
+        )
+
+    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        if type(answer) is not dict or "steps" not in answer:
+            return reject(IssueCode.MALFORMED, 'answer must be an object {"steps": [...]}')
+        steps = answer["steps"]
+        if type(steps) is not list:
+            return reject(IssueCode.MALFORMED, '"steps" must be a list of action strings')
+        issues = Issues()
+        for key in sorted(set(answer) - {"steps"}):
+            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        capacities = (instance["capacities"]["A"], instance["capacities"]["B"])
+        target = instance["target"]
+        state: State = (0, 0)
+        for index, action in enumerate(steps):
+            problem = self._check_step(action)
+            if problem is not None:
+                code, message = problem
+                issues.add(code, f"step {index} {action!r}: {message}", step=index)
+                return issues.verdict(steps_applied=index)
+            state = apply_action(state, action, capacities)
+        if target not in state:
+            final = f"A holds {state[0]} and B holds {state[1]}"
+            issues.add(IssueCode.GOAL_NOT_REACHED, f"after {len(steps)} steps {final}, neither holds {target}")
+        return issues.verdict(steps_applied=len(steps))
+
+    @staticmethod
+    def _check_step(action: JSON) -> tuple[IssueCode, str] | None:
+        """Why a step is not one of the six exact action strings (case and spaces count), if it is not."""
+        if type(action) is not str:
+            return IssueCode.MALFORMED, 'a step is one action string such as "Fill A"'
+        if action not in ACTIONS:
+            return IssueCode.UNKNOWN_TOKEN, f"actions are {', '.join(ACTIONS)}"
+        return None
+
+    def solve(self, instance: dict[str, JSON]) -> JSON:
+        """The shorter of the two pour strategies, which is a shortest plan."""
+        capacities = (instance["capacities"]["A"], instance["capacities"]["B"])
+        plans = [strategy_plan(capacities, source, instance["target"]) for source in "AB"]
+        return {"steps": min(plans, key=len)}
+
+    def render(self, instance: dict[str, JSON]) -> str:
+        capacities = instance["capacities"]
+        largest = max(capacities.values())
+        digits = len(str(largest))
+        lines = [
+            f"jug {jug}: capacity {capacity:>{digits}}  [{'_' * max(1, round(BAR_WIDTH * capacity / largest))}]"
+            for jug, capacity in sorted(capacities.items())
+        ]
+        lines.append(f"both jugs start empty; goal: exactly {instance['target']} in jug A or jug B")
+        lines.append(f"actions: {', '.join(ACTIONS)}")
+        return "\n".join(lines)
