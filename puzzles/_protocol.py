@@ -30,8 +30,8 @@ class IssueCode(StrEnum):
     INVALID_JSON = "invalid_json"  # the answer text is not strict JSON
     DUPLICATE_KEY = "duplicate_key"  # an object repeats a key (json.loads would keep the last)
     MALFORMED = "malformed"  # wrong shape: not an object, missing field, wrong arity
-    BAD_VALUE = "bad_value"  # wrong type or out of range: bool for int, float, index out of bounds
-    UNKNOWN_TOKEN = "unknown_token"  # a name outside the instance's vocabulary (peg, move, label)
+    BAD_VALUE = "bad_value"  # a number of the wrong type or range: bool for int, float, index out of bounds
+    UNKNOWN_TOKEN = "unknown_token"  # where a name (peg, colour, move, label) is due, anything else
     MISSING = "missing"  # a required key (variable, node, letter, cell) is absent
     EXTRA = "extra"  # a key the instance does not have
     ILLEGAL_MOVE = "illegal_move"  # a trajectory step breaks the rules

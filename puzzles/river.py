@@ -208,9 +208,7 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
         if not trip:
             return IssueCode.ILLEGAL_MOVE, "the boat cannot cross empty"
         for person in trip:
-            if type(person) is not str:
-                return IssueCode.BAD_VALUE, f"passenger {person!r} is not a string label"
-            if person not in source and person not in target:
+            if type(person) is not str or (person not in source and person not in target):
                 return IssueCode.UNKNOWN_TOKEN, f"no person is labelled {person!r} (labels are exact, e.g. 'A_1', 'a_1')"
         if len(set(trip)) != len(trip):
             return IssueCode.ILLEGAL_MOVE, "a person is listed twice"
