@@ -13,6 +13,7 @@ from .hanoi import Hanoi
 from .river import RiverCrossing
 from .rubik import RubiksCube
 from .sat import Sat
+from .sudoku import Sudoku
 from .waterjug import WaterJug
 
 PUZZLES: tuple[Puzzle[Any], ...] = (  # the paper's order
@@ -23,6 +24,7 @@ PUZZLES: tuple[Puzzle[Any], ...] = (  # the paper's order
     Cryptarithm(),
     GraphColoring(),
     WaterJug(),
+    Sudoku(),
     RubiksCube(),
 )
 
