@@ -1,4 +1,4 @@
-"""`codebench puzzles …`: list, generate, solve, validate, show and selftest puzzle instances."""
+"""`codebench puzzles …`: list, generate, import, solve, validate, show and selftest puzzle instances."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from puzzles import PUZZLES, Issue, IssueCode, Puzzle, StrictJSONError, Verdict, get_puzzle, loads_strict, with_repeated_keys
+from puzzles import PUZZLES, Issue, IssueCode, Puzzle, PuzzleError, StrictJSONError, Verdict, get_puzzle, loads_strict, with_repeated_keys
+from puzzles.dimacs import dimacs_record
 
 from ._errors import InputError
 from ._records import open_output, read_records, write_records
@@ -138,6 +139,29 @@ def validate(
     if not as_json:
         console.print(f"{total - failures} valid, {failures} invalid", highlight=False)
     raise typer.Exit(1 if failures else 0)
+
+
+@puzzles_app.command("import")
+def import_files(
+    files: Annotated[list[Path], typer.Argument(help="DIMACS files: .cnf (e.g. SATLIB uf20-91) → sat, .col → coloring.")],
+    colors: Annotated[Optional[int], typer.Option("--colors", "-k", help="Palette for .col files (default: chromatic number).")] = None,
+    output: OutputOption = None,
+) -> None:
+    """Turn published instance files into records that solve/validate (and runs) accept."""
+    def records() -> Any:
+        for path in files:
+            try:
+                text = path.read_text(encoding="utf-8", errors="strict")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"cannot read {path}: {exc}") from None
+            try:
+                yield dimacs_record(path.name, text, colors).to_json()
+            except PuzzleError as exc:
+                raise InputError(f"{path}: {exc}") from None
+
+    with open_output(output) as out:
+        count = write_records(records(), out)
+    status.print(f"imported {count} instances", highlight=False)
 
 
 @puzzles_app.command()

@@ -29,5 +29,5 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="codebench")
     except (InputError, PuzzleError) as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
         sys.exit(2)

@@ -51,6 +51,12 @@ class ColoringParams:
         return self.num_edges if self.num_edges is not None else round(FLAT_RATIO * self.num_nodes)
 
 
+def complexity(instance: dict[str, JSON]) -> dict[str, JSON]:
+    """λ of a graph: nodes n, edges m, colours k and average degree (3-colouring is hardest near 4.69)."""
+    n, m = instance["num_nodes"], len(instance["edges"])
+    return {"n": n, "m": m, "k": instance["num_colors"], "avg_degree": round(2 * m / n, 3)}
+
+
 def find_coloring(n: int, edges: list[list[int]], k: int) -> list[int] | None:
     """Colours 1..k for nodes 0..n−1 with no monochromatic edge, or None if there is none.
 
@@ -124,7 +130,7 @@ class GraphColoring(Puzzle[ColoringParams]):
                 "with every node on an edge; add edges"
             )
         meta = {
-            "complexity": {"n": n, "m": m, "k": k, "avg_degree": round(2 * m / n, 3)},
+            "complexity": complexity({"num_nodes": n, "edges": edges, "num_colors": k}),
             "chromatic_number": k,
             "attempts": attempt,
         }

@@ -1,7 +1,8 @@
 """Readers for DIMACS files, so published benchmarks (SATLIB uf*/uuf*, DIMACS COLOR) become instances.
 
-`read_cnf` gives a `sat` instance, `read_col` a `coloring` instance. Both raise InstanceFormatError
-naming the line and the problem; neither touches the file system (pass the text).
+`read_cnf` gives a `sat` instance, `read_col` a `coloring` instance, `dimacs_record` a whole record
+chosen by file suffix. All raise InstanceFormatError naming the line and the problem; none touches the
+file system (pass the text).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import re
 
 from ._errors import ConfigError, InstanceFormatError
-from ._protocol import JSON, is_int
+from . import coloring, sat
+from ._protocol import JSON, Record, is_int
 from .coloring import find_coloring
 
 INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII only: int() would also take other scripts' digits
@@ -130,3 +132,21 @@ def _colour_count(n: int, edges: list[list[int]], num_colors: int | None) -> int
     if find_coloring(n, edges, num_colors) is None:
         raise ConfigError(f"num_colors={num_colors}: this graph cannot be coloured with so few colours")
     return num_colors
+
+
+def dimacs_record(file_name: str, text: str, num_colors: int | None = None) -> Record:
+    """A `.cnf` file as a `sat` record or a `.col` file as a `coloring` record, id `<puzzle>/file/<name>`.
+
+    Raises:
+        InstanceFormatError: an unknown suffix, or a malformed file (with the line).
+        ConfigError: `num_colors` too small for the graph.
+    """
+    stem, _, suffix = file_name.rpartition(".")
+    if suffix == "cnf":
+        puzzle, instance, describe = sat.Sat, read_cnf(text), sat.complexity
+    elif suffix == "col":
+        puzzle, instance, describe = coloring.GraphColoring, read_col(text, num_colors), coloring.complexity
+    else:
+        raise InstanceFormatError(f"expected a .cnf (DIMACS CNF) or .col (DIMACS graph) file, not .{suffix}")
+    meta = {"version": puzzle.version, "source": file_name, "complexity": describe(instance)}
+    return Record(f"{puzzle.name}/file/{stem or file_name}", puzzle.name, None, 0, {}, instance, meta)

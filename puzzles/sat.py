@@ -45,6 +45,12 @@ class SatParams:
         return self.num_clauses if self.num_clauses is not None else round(THRESHOLD_RATIO * self.num_vars)
 
 
+def complexity(instance: dict[str, JSON]) -> dict[str, JSON]:
+    """λ of a formula: variables n, clauses m and their ratio α (hardest near 4.26 for 3-SAT)."""
+    n, m = instance["num_vars"], len(instance["clauses"])
+    return {"n": n, "m": m, "alpha": round(m / n, 3)}
+
+
 def find_model(clauses: list[list[int]]) -> list[int] | None:
     """A satisfying model as signed literals, or None when the formula is unsatisfiable."""
     with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
@@ -114,7 +120,7 @@ class Sat(Puzzle[SatParams]):
             )
         count = count_models(clauses, n)
         meta = {
-            "complexity": {"n": n, "m": m, "alpha": round(m / n, 3)},
+            "complexity": complexity({"num_vars": n, "clauses": clauses}),
             "model_count": count,
             "model_count_capped": count >= MODEL_CAP,
             "attempts": attempt,

@@ -99,3 +99,18 @@ def test_show_renders_and_selftest_passes(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and "hanoi/L1/s0" in out and "move all 3 disks from peg A to peg C" in out
     code, out, _ = run(capsys, "puzzles", "selftest", "--puzzle", "hanoi", "--seeds", "1")
     assert code == 0 and "6 passed, 0 failed" in out
+
+
+def test_import_dimacs_files_then_solve_and_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parents[1] / "puzzles" / "data"
+    imported, solved = tmp_path / "imported.jsonl", tmp_path / "solved.jsonl"
+    code, _, _ = run(capsys, "puzzles", "import", str(data / "uf20-91-codebench.cnf"), str(data / "myciel3.col"), "-o", str(imported))
+    records = [json.loads(line) for line in imported.read_text().splitlines()]
+    assert code == 0 and [r["id"] for r in records] == ["sat/file/uf20-91-codebench", "coloring/file/myciel3"]
+    assert records[1]["meta"]["complexity"] == {"n": 11, "m": 20, "k": 4, "avg_degree": 3.636}
+    run(capsys, "puzzles", "solve", str(imported), "-o", str(solved))
+    assert run(capsys, "puzzles", "validate", str(solved))[0] == 0
+    code, _, err = run(capsys, "puzzles", "import", str(data / "myciel3.col"), "--colors", "3")
+    assert code == 2 and "cannot be coloured" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "puzzles", "import", str(tmp_path / "imported.jsonl"))
+    assert code == 2 and "not .jsonl" in err
