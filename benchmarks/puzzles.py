@@ -7,10 +7,14 @@ Bars (issue 2): every L6 instance generated in ≤ 5 s and solved in ≤ 2 s; Ha
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from puzzles import PUZZLES, get_puzzle
+sys.path[0] = str(Path(__file__).resolve().parents[1])  # this file's folder would shadow the `puzzles` package
+
+from puzzles import PUZZLES, get_puzzle  # noqa: E402
 
 GENERATE_BAR_S, SOLVE_BAR_S, HANOI_BAR_MOVES_PER_S = 5.0, 2.0, 1_000_000
 

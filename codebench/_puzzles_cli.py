@@ -15,7 +15,7 @@ from puzzles.dimacs import dimacs_record
 
 from ._errors import InputError
 from ._records import open_output, read_records, write_records
-from ._selftest import run_selftest
+from ._selftest import SelftestRow, run_selftest
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()
@@ -181,6 +181,11 @@ def show(
     console.print(puzzle.render(record.instance), highlight=False, markup=False)
 
 
+def _span(values: list[Any]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high}"
+
+
 @puzzles_app.command()
 def selftest(
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per level.")] = 3,
@@ -188,16 +193,26 @@ def selftest(
 ) -> None:
     """Generate, solve and validate every family × level × seed; exit 1 if any fails."""
     chosen = [get_puzzle(name) for name in only] if only else list(PUZZLES)
-    table = Table("instance", "λ", "solution", "generate s", "solve s", "validate s", "ok", title="puzzle selftest")
-    failures = 0
+    table = Table("puzzle", "level", "λ", "solution", "gen max s", "solve max s", "validate max s", "passed",
+                  title=f"puzzle selftest: {seeds} seeds per level")
+    groups: dict[tuple[str, int], list[SelftestRow]] = {}
     with status.status("selftest …") as spinner:
         for row in run_selftest(chosen, range(seeds)):
             spinner.update(f"selftest: {row.record_id}")
-            failures += not row.verdict.ok
-            table.add_row(row.record_id, " ".join(f"{k}={v}" for k, v in row.complexity.items()),
-                          "—" if row.solution_size is None else str(row.solution_size),
-                          f"{row.generate_s:.3f}", f"{row.solve_s:.3f}", f"{row.validate_s:.4f}",
-                          "[green]yes[/]" if row.verdict.ok else f"[red]{row.verdict.issues[0].message}[/]")
+            groups.setdefault((row.puzzle, row.level), []).append(row)
+    failed = [row for rows in groups.values() for row in rows if not row.verdict.ok]
+    for (puzzle, level), rows in groups.items():
+        sizes = [row.solution_size for row in rows if row.solution_size is not None]
+        passed = sum(row.verdict.ok for row in rows)
+        table.add_row(puzzle, f"L{level}",
+                      " ".join(f"{key}={_span([row.complexity[key] for row in rows])}" for key in rows[0].complexity),
+                      _span(sizes) if sizes else "—",
+                      f"{max(row.generate_s for row in rows):.3f}", f"{max(row.solve_s for row in rows):.3f}",
+                      f"{max(row.validate_s for row in rows):.4f}",
+                      f"[green]{passed}/{len(rows)}[/]" if passed == len(rows) else f"[red]{passed}/{len(rows)}[/]")
     console.print(table)
-    console.print(f"{table.row_count - failures} passed, {failures} failed", highlight=False)
-    raise typer.Exit(1 if failures else 0)
+    for row in failed:
+        console.print(f"[red]✘[/] {row.record_id}: {row.verdict.issues[0].message}", highlight=False)
+    total = sum(len(rows) for rows in groups.values())
+    console.print(f"{total - len(failed)} passed, {len(failed)} failed", highlight=False)
+    raise typer.Exit(1 if failed else 0)
