@@ -19,9 +19,9 @@ from puzzles import PUZZLES, get_puzzle  # noqa: E402
 GENERATE_BAR_S, SOLVE_BAR_S, HANOI_BAR_MOVES_PER_S = 5.0, 2.0, 1_000_000
 
 
-def timed(call: Any) -> tuple[Any, float]:
+def timed(call: Any, *args: Any) -> tuple[Any, float]:
     start = time.perf_counter()
-    result = call()
+    result = call(*args)
     return result, time.perf_counter() - start
 
 
@@ -30,9 +30,9 @@ def bench_family(name: str, seeds: int) -> tuple[float, float, float, float]:
     puzzle = get_puzzle(name)
     worst_generate = worst_solve = validate_total = 0.0
     for seed in range(seeds):
-        record, generate_s = timed(lambda: puzzle.generate(6, seed))
-        answer, solve_s = timed(lambda: puzzle.solve(record.instance))
-        verdict, validate_s = timed(lambda: puzzle.validate(record.instance, answer))
+        record, generate_s = timed(puzzle.generate, 6, seed)
+        answer, solve_s = timed(puzzle.solve, record.instance)
+        verdict, validate_s = timed(puzzle.validate, record.instance, answer)
         if not verdict.ok:
             raise SystemExit(f"{record.id}: reference answer rejected: {verdict.issues}")
         worst_generate, worst_solve = max(worst_generate, generate_s), max(worst_solve, solve_s)
@@ -54,7 +54,7 @@ def main() -> None:
     hanoi = get_puzzle("hanoi")
     instance = hanoi.generate(params={"n": 20}).instance
     answer = hanoi.solve(instance)
-    verdict, seconds = timed(lambda: hanoi.validate(instance, answer))
+    verdict, seconds = timed(hanoi.validate, instance, answer)
     rate = len(answer["moves"]) / seconds
     print(f"\nhanoi n=20: {len(answer['moves']):,} moves validated in {seconds:.3f} s = {rate:,.0f} moves/s "
           f"({rate / HANOI_BAR_MOVES_PER_S:.2f}x the 1 M moves/s bar), ok={verdict.ok}")

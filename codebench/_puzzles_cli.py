@@ -10,7 +10,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from puzzles import PUZZLES, Issue, IssueCode, Puzzle, PuzzleError, StrictJSONError, Verdict, get_puzzle, loads_strict, with_repeated_keys
+from puzzles import (
+    PUZZLES,
+    Issue,
+    IssueCode,
+    Puzzle,
+    PuzzleError,
+    StrictJSONError,
+    Verdict,
+    get_puzzle,
+    loads_strict,
+    with_repeated_keys,
+)
 from puzzles.dimacs import dimacs_record
 
 from ._errors import InputError
@@ -63,7 +74,8 @@ def generate(
     level: Annotated[Optional[int], typer.Option("--level", "-l", help="Named level 1–6.")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="First seed.")] = 0,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="Instances: seeds SEED … SEED+COUNT−1.")] = 1,
-    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE: any complexity without --level; with it, presentation only (rubik reveal_scramble).")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        "--param", "-p", help="KEY=VALUE: any complexity without --level; with it, presentation only (rubik reveal_scramble).")] = None,
     output: OutputOption = None,
 ) -> None:
     """Generate instances as JSONL records {id, puzzle, level, seed, params, instance, meta}."""

@@ -25,9 +25,9 @@ class SelftestRow:
     verdict: Verdict
 
 
-def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
+def _timed(call: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     start = time.perf_counter()
-    result = call()
+    result = call(*args)
     return result, time.perf_counter() - start
 
 
@@ -44,9 +44,9 @@ def run_selftest(puzzles: list[Puzzle[Any]], seeds: range) -> Iterator[SelftestR
     for puzzle in puzzles:
         for level in LEVELS:
             for seed in seeds:
-                record, generate_s = _timed(lambda: puzzle.generate(level, seed))
-                answer, solve_s = _timed(lambda: puzzle.solve(record.instance))
-                verdict, validate_s = _timed(lambda: puzzle.validate(record.instance, answer))
+                record, generate_s = _timed(puzzle.generate, level, seed)
+                answer, solve_s = _timed(puzzle.solve, record.instance)
+                verdict, validate_s = _timed(puzzle.validate, record.instance, answer)
                 complexity = record.meta.get("complexity", {})
                 yield SelftestRow(record.id, puzzle.name, level, complexity, solution_size(puzzle, answer),
                                   generate_s, solve_s, validate_s, verdict)

@@ -113,6 +113,23 @@ def reject(code: IssueCode, message: str, step: int | None = None, steps_applied
     return issues.verdict(steps_applied)
 
 
+def open_answer(answer: JSON, field: str, kind: type | None, shape: str) -> tuple[Any, Issues] | Verdict:
+    """Unwrap an answer object {field: value}: every family's answer is one such field.
+
+    Returns a rejecting Verdict when the answer is not such an object or the value is not of `kind`
+    (None: any); otherwise the value and an Issues collector holding an `extra` issue per other field.
+    """
+    if type(answer) is not dict or field not in answer:
+        return reject(IssueCode.MALFORMED, f'answer must be an object {{"{field}": {shape}}}')
+    value = answer[field]
+    if kind is not None and type(value) is not kind:
+        return reject(IssueCode.MALFORMED, f'"{field}" must be {shape}')
+    issues = Issues()
+    for key in sorted(set(answer) - {field}):
+        issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+    return value, issues
+
+
 def is_int(value: object) -> bool:
     """True for JSON integers only: Python's bool is an int subclass, JSON's true is not a number."""
     return type(value) is int

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
 
 MAX_N = 100
 EMPTY = "_"
@@ -95,14 +95,10 @@ class Checkers(Puzzle[CheckersParams]):
         return instance, meta
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "moves" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"moves": [...]}')
-        moves = answer["moves"]
-        if type(moves) is not list:
-            return reject(IssueCode.MALFORMED, '"moves" must be a list of [colour, from, to]')
-        issues = Issues()
-        for key in sorted(set(answer) - {"moves"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "moves", list, 'a list of [colour, from, to]')
+        if isinstance(opened, Verdict):
+            return opened
+        moves, issues = opened
         board = list(instance["board"])
         for index, move in enumerate(moves):
             problem = self._apply(board, move)

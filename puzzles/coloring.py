@@ -16,7 +16,7 @@ from math import comb
 from pysat.solvers import Solver
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, reject
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer
 
 MAX_NODES = 300
 FLAT_RATIO = 2.4  # edges per node of SATLIB's flat 3-colourable graphs (flat75-180, flat100-239)
@@ -119,7 +119,7 @@ class GraphColoring(Puzzle[ColoringParams]):
 
     def build(self, params: ColoringParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
         n, m, k = params.num_nodes, params.edge_count, params.num_colors
-        for attempt in range(1, MAX_ATTEMPTS + 1):
+        for attempt in range(1, MAX_ATTEMPTS + 1):  # noqa: B007 (recorded in meta)
             edges = _planted_graph(n, m, k, rng)
             touched = {node for edge in edges for node in edge}
             if len(touched) == n and find_coloring(n, edges, k - 1) is None:
@@ -137,14 +137,10 @@ class GraphColoring(Puzzle[ColoringParams]):
         return {"num_nodes": n, "edges": edges, "num_colors": k}, meta
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "coloring" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"coloring": {"0": 1, ...}}')
-        coloring = answer["coloring"]
-        if type(coloring) is not dict:
-            return reject(IssueCode.MALFORMED, '"coloring" must be an object mapping "0".."n-1" to a colour')
-        issues = Issues()
-        for key in sorted(set(answer) - {"coloring"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "coloring", dict, 'an object mapping "0".."n-1" to a colour')
+        if isinstance(opened, Verdict):
+            return opened
+        coloring, issues = opened
         n = instance["num_nodes"]
         colours = _read_coloring(coloring, n, instance["num_colors"], issues)
         missing = [v for v in range(n) if str(v) not in coloring]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, reject
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer
 
 MAX_ADDENDS = 20
 MAX_LENGTH = 10
@@ -190,14 +190,10 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
         return words[:-1], words[-1], digits
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "mapping" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"mapping": {"A": 1, ...}}')
-        mapping = answer["mapping"]
-        if type(mapping) is not dict:
-            return reject(IssueCode.MALFORMED, '"mapping" must be an object from letters to digits')
-        issues = Issues()
-        for key in sorted(set(answer) - {"mapping"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "mapping", dict, 'an object from letters to digits')
+        if isinstance(opened, Verdict):
+            return opened
+        mapping, issues = opened
         addends, result = instance["addends"], instance["result"]
         letters = _letters([*addends, result])
         digits: dict[str, int] = {}

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ._errors import ConfigError, InstanceFormatError
 from . import coloring, sat
+from ._errors import ConfigError, InstanceFormatError
 from ._protocol import JSON, Record, is_int
 from .coloring import find_coloring
 

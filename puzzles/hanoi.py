@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
 
 PEGS = ["A", "B", "C"]
 MAX_DISKS = 24
@@ -74,14 +74,10 @@ class Hanoi(Puzzle[HanoiParams]):
         return instance, meta
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "moves" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"moves": [...]}')
-        moves = answer["moves"]
-        if type(moves) is not list:
-            return reject(IssueCode.MALFORMED, '"moves" must be a list of [disk, from, to]')
-        issues = Issues()
-        for key in sorted(set(answer) - {"moves"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "moves", list, 'a list of [disk, from, to]')
+        if isinstance(opened, Verdict):
+            return opened
+        moves, issues = opened
         n, start, goal = instance["n"], instance["start"], instance["goal"]
         stacks: dict[Any, list[int]] = {peg: [] for peg in instance["pegs"]}
         stacks[start] = list(range(n, 0, -1))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
 
 MAX_PAIRS = 100
 MAX_CAPACITY = 12
@@ -181,14 +181,10 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
         return instance, meta
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "trips" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"trips": [[...], ...]}')
-        trips = answer["trips"]
-        if type(trips) is not list:
-            return reject(IssueCode.MALFORMED, '"trips" must be a list of passenger lists')
-        issues = Issues()
-        for key in sorted(set(answer) - {"trips"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "trips", list, 'a list of passenger lists')
+        if isinstance(opened, Verdict):
+            return opened
+        trips, issues = opened
         banks: tuple[set[str], set[str]] = (set(instance["people"]), set())
         for index, trip in enumerate(trips):
             problem = self._cross(banks[index % 2], banks[1 - index % 2], trip, instance["capacity"])

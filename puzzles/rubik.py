@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import kociemba
 
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer, reject
 
 FACES = "URFDLB"  # kociemba order; the opposite of face i is face (i + 3) % 6
 SOLVED = "".join(face * 9 for face in FACES)
@@ -252,14 +252,11 @@ class RubiksCube(Puzzle[RubikParams]):
         problem = _instance_problem(instance)
         if problem is not None:
             return reject(IssueCode.MALFORMED, f"invalid instance: {problem}")
-        if type(answer) is not dict or "moves" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"moves": "R U2 F\' ..."}')
-        if type(answer["moves"]) is not str:
-            return reject(IssueCode.MALFORMED, '"moves" must be one string of face turns such as "R U2 F\'"')
-        issues = Issues()
-        for key in sorted(set(answer) - {"moves"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
-        tokens = TOKEN.findall(answer["moves"])
+        opened = open_answer(answer, "moves", str, 'one string of face turns such as "R U2 F\\\'"')
+        if isinstance(opened, Verdict):
+            return opened
+        moves, issues = opened
+        tokens = TOKEN.findall(moves)
         state, target = instance["state"], instance["target"]
         for index, token in enumerate(tokens):
             move = MOVE_INDEX.get(token)

@@ -15,7 +15,7 @@ from math import comb
 from pysat.solvers import Solver
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, open_answer
 
 CLAUSE_WIDTH = 3
 MAX_VARS = 200
@@ -110,7 +110,7 @@ class Sat(Puzzle[SatParams]):
 
     def build(self, params: SatParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
         n, m = params.num_vars, params.clause_count
-        for attempt in range(1, MAX_ATTEMPTS + 1):
+        for attempt in range(1, MAX_ATTEMPTS + 1):  # noqa: B007 (recorded in meta)
             clauses = _random_formula(n, m, rng)
             if find_model(clauses) is not None:
                 break
@@ -128,14 +128,10 @@ class Sat(Puzzle[SatParams]):
         return {"num_vars": n, "clauses": clauses}, meta
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "assignment" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"assignment": {"1": true, ...}}')
-        assignment = answer["assignment"]
-        if type(assignment) is not dict:
-            return reject(IssueCode.MALFORMED, '"assignment" must be an object mapping "1".."n" to true/false')
-        issues = Issues()
-        for key in sorted(set(answer) - {"assignment"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "assignment", dict, 'an object mapping "1".."n" to true/false')
+        if isinstance(opened, Verdict):
+            return opened
+        assignment, issues = opened
         values = _read_assignment(assignment, instance["num_vars"], issues)
         clauses = instance["clauses"]
         occurring = sorted({abs(literal) for clause in clauses for literal in clause})

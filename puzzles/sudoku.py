@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pysat.solvers import Solver
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, reject
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer, reject
 
 MAX_SIZE = 16
 LOGICS = ("singles", "any", "beyond_singles")
@@ -353,12 +353,10 @@ class Sudoku(Puzzle[SudokuParams]):
             n, regions = _geometry(instance)
         except ValueError as exc:
             return reject(IssueCode.MALFORMED, f"instance is malformed: {exc}")
-        if type(answer) is not dict or "grid" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"grid": [[...], ...]}')
-        issues = Issues()
-        for key in sorted(set(answer) - {"grid"}, key=repr):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
-        grid = answer["grid"]
+        opened = open_answer(answer, "grid", None, "[[...], ...]")
+        if isinstance(opened, Verdict):
+            return opened
+        grid, issues = opened
         if not self._shape_ok(grid, n, issues):
             return issues.verdict()
         for r, c in itertools.product(range(n), repeat=2):

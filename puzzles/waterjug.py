@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, reject
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
 
 ACTIONS = ("Fill A", "Fill B", "Empty A", "Empty B", "Pour A to B", "Pour B to A")
 MAX_CAPACITY = 1000
@@ -160,14 +160,10 @@ class WaterJug(Puzzle[WaterJugParams]):
         )
 
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        if type(answer) is not dict or "steps" not in answer:
-            return reject(IssueCode.MALFORMED, 'answer must be an object {"steps": [...]}')
-        steps = answer["steps"]
-        if type(steps) is not list:
-            return reject(IssueCode.MALFORMED, '"steps" must be a list of action strings')
-        issues = Issues()
-        for key in sorted(set(answer) - {"steps"}):
-            issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        opened = open_answer(answer, "steps", list, 'a list of action strings')
+        if isinstance(opened, Verdict):
+            return opened
+        steps, issues = opened
         capacities = (instance["capacities"]["A"], instance["capacities"]["B"])
         target = instance["target"]
         state: State = (0, 0)
