@@ -1,0 +1,220 @@
+"""Docker backend: a few warm, hardened worker containers, each running the trusted supervisor.
+
+The only module that imports the docker SDK. Container creation stays off the hot path: a
+program is loaded once per container (one `docker exec`), then each instance costs one fork.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import time
+import uuid
+from typing import Any
+
+import docker
+import docker.errors
+from docker.types import LogConfig, Ulimit
+
+from ._pool import SandboxError, SandboxUnavailableError, WorkerPool
+from ._session import Session, SessionBroken
+from ._types import MIB, Limits
+
+IMAGE = "codebench-sandbox:latest"
+SOLVER_UID = 10001
+LABEL = "org.codebench"  # every container carries {LABEL}.owner, {LABEL}.run, {LABEL}.role
+SUPERVISOR = ["python3", "-I", "/opt/codebench/supervisor.py", "--solver-uid", str(SOLVER_UID),
+              "--scratch", "/tmp/work", "--wipe", "/tmp", "--cgroup", "/sys/fs/cgroup"]
+SUPERVISOR_OVERHEAD_MIB = 96  # the warm interpreter (numpy imported) beside the solver
+ENGINE_FIX = "start the Docker engine: sudo scripts/ensure-docker (installs docker.io and starts dockerd)"
+
+
+def connect() -> docker.DockerClient:
+    """A client for the local engine.
+
+    Raises:
+        SandboxUnavailableError: no engine answers (the message says how to start one).
+    """
+    try:
+        client = docker.from_env(timeout=60)
+        client.ping()
+    except docker.errors.DockerException as exc:
+        raise SandboxUnavailableError(f"no Docker engine answers ({exc}); {ENGINE_FIX}") from None
+    return client
+
+
+def owner_label() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def hardening(limits: Limits) -> dict[str, Any]:
+    """Every `docker run` flag that applies to an untrusted, offline Python program."""
+    memory = f"{limits.memory_mib + SUPERVISOR_OVERHEAD_MIB}m"
+    return {
+        "network_mode": "none",
+        "read_only": True,
+        "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={limits.tmpfs_mib}m,mode=1777"},
+        "cap_drop": ["ALL"],
+        "cap_add": ["SETUID", "SETGID"],  # the root supervisor drops each child to the solver uid
+        "security_opt": ["no-new-privileges"],
+        "pids_limit": 2 * limits.processes,
+        "mem_limit": memory,
+        "memswap_limit": memory,
+        "nano_cpus": 1_000_000_000,
+        "ulimits": [Ulimit(name="nofile", soft=256, hard=256), Ulimit(name="core", soft=0, hard=0),
+                    Ulimit(name="fsize", soft=limits.file_bytes, hard=limits.file_bytes)],
+        "init": True,
+        "log_config": LogConfig(type="none"),
+        "shm_size": 16 * MIB,
+        "environment": {},
+        "user": "0:0",
+    }
+
+
+class ExecTransport:
+    """A supervisor started with `docker exec`, over the engine's multiplexed stream socket."""
+
+    def __init__(self, client: docker.DockerClient, container_id: str) -> None:
+        exec_id = client.api.exec_create(container_id, SUPERVISOR, stdin=True, stdout=True, stderr=True)["Id"]
+        self.response = client.api.exec_start(exec_id, socket=True)
+        self.sock: socket.socket = getattr(self.response, "_sock", self.response)
+        self.buffer = bytearray()
+
+    def send(self, data: bytes) -> None:
+        try:
+            self.sock.sendall(data)
+        except OSError as exc:
+            raise SessionBroken(f"exec stream closed: {exc}") from None
+
+    def recv_exact(self, size: int, deadline: float) -> bytes:
+        while len(self.buffer) < size:
+            stream, payload = self._frame(deadline)
+            if stream == 1:  # stdout carries our frames; stderr is the supervisor's own complaints
+                self.buffer += payload
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+    def _frame(self, deadline: float) -> tuple[int, bytes]:
+        stream, _, _, _, size = struct.unpack(">BBBBI", self._read(8, deadline))
+        return stream, self._read(size, deadline)
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        chunks, needed = [], size
+        while needed:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SessionBroken("supervisor did not answer in time")
+            self.sock.settimeout(remaining)
+            try:
+                chunk = self.sock.recv(min(needed, 1 << 20))
+            except TimeoutError:
+                raise SessionBroken("supervisor did not answer in time") from None
+            except OSError as exc:
+                raise SessionBroken(f"exec stream failed: {exc}") from None
+            if not chunk:
+                raise SessionBroken("supervisor exited")
+            chunks.append(chunk)
+            needed -= len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class DockerWorker:
+    """One warm hardened container; recycled (removed and recreated) whenever it misbehaves."""
+
+    def __init__(self, client: docker.DockerClient, image: str, limits: Limits, run_id: str, cpuset: str | None) -> None:
+        self.client, self.image, self.limits, self.run_id, self.cpuset = client, image, limits, run_id, cpuset
+        self.container: Any = None
+        self.start()
+
+    def start(self) -> None:
+        labels = {f"{LABEL}.owner": owner_label(), f"{LABEL}.run": self.run_id, f"{LABEL}.role": "worker"}
+        try:
+            self.container = self.client.containers.run(self.image, detach=True, labels=labels,
+                                                        cpuset_cpus=self.cpuset, **hardening(self.limits))
+        except docker.errors.ImageNotFound:
+            raise SandboxUnavailableError(f"image {self.image} is missing; build it: codebench sandbox build") from None
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"cannot start a worker container: {exc}") from None
+
+    def open_session(self) -> Session:
+        try:
+            return Session(ExecTransport(self.client, self.container.id))
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"docker exec failed: {exc}") from None
+
+    def recycle(self) -> None:
+        self.close()
+        self.start()
+
+    def close(self) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except docker.errors.DockerException:
+                pass  # already gone; `codebench sandbox cleanup` sweeps anything left by label
+            self.container = None
+
+
+class DockerBackend(WorkerPool):
+    """The default sandbox: `workers` warm containers (default one per core), each pinned to a core."""
+
+    name = "docker"
+
+    def __init__(self, limits: Limits | None = None, workers: int | None = None, image: str = IMAGE) -> None:
+        limits = limits or Limits()
+        self.client = connect()
+        sweep_orphans(self.client)
+        count = workers or os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+        run_id = uuid.uuid4().hex[:12]
+        started: list[DockerWorker] = []
+        try:
+            for index in range(count):
+                started.append(DockerWorker(self.client, image, limits, run_id, str(index % cores)))
+        except SandboxError:
+            for worker in started:
+                worker.close()
+            raise
+        super().__init__(started, limits)
+
+    def __enter__(self) -> DockerBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def codebench_containers(client: docker.DockerClient) -> list[Any]:
+    return client.containers.list(all=True, filters={"label": f"{LABEL}.role"})
+
+
+def sweep_orphans(client: docker.DockerClient) -> int:
+    """Remove worker containers whose owning process on this host is gone; returns how many."""
+    removed = 0
+    host = socket.gethostname()
+    for container in codebench_containers(client):
+        owner = container.labels.get(f"{LABEL}.owner", "")
+        owner_host, _, pid = owner.rpartition(":")
+        if owner_host == host and pid.isdigit() and not _alive(int(pid)):
+            container.remove(force=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

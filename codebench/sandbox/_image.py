@@ -1,0 +1,129 @@
+"""Building the sandbox image, offline when no registry answers, and checking the engine (doctor)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+import docker.errors
+from docker.types import LogConfig
+
+from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening
+from ._pool import SandboxUnavailableError
+from ._types import Limits
+
+DEFAULT_BASE = "python:3.11-slim"
+OFFLINE_BASE = "codebench-base:bookworm"
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+IMAGE_FILES = ("Dockerfile.sandbox", "sandbox_images/supervisor.py", "sandbox_images/bootstrap-base.sh")
+
+Log = Callable[[str], None]
+
+
+def image_digest() -> str:
+    """Hash of everything that goes into the image, so a changed supervisor forces a rebuild."""
+    digest = hashlib.sha256()
+    for name in IMAGE_FILES:
+        path = SOURCE_ROOT / name
+        if not path.exists():
+            raise SandboxUnavailableError(f"{path} is missing: build the image from a codebench source checkout")
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _present(client: docker.DockerClient, name: str) -> bool:
+    try:
+        client.images.get(name)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _base_image(client: docker.DockerClient, base: str | None, log: Log) -> str:
+    """The requested base if present or pullable; else the offline Debian base, bootstrapped once."""
+    wanted = base or DEFAULT_BASE
+    if _present(client, wanted):
+        return wanted
+    try:
+        log(f"pulling {wanted} …")
+        client.images.pull(wanted)
+        return wanted
+    except docker.errors.DockerException as exc:
+        if base is not None:
+            raise SandboxUnavailableError(f"base image {base} is not here and cannot be pulled ({exc})") from None
+        log(f"cannot pull {wanted} (no registry?): using a Debian base bootstrapped offline with debootstrap")
+    if not _present(client, OFFLINE_BASE):
+        log(f"bootstrapping {OFFLINE_BASE} with debootstrap from Debian's mirror (about a minute) …")
+        script = SOURCE_ROOT / "sandbox_images" / "bootstrap-base.sh"
+        done = subprocess.run(["bash", str(script), OFFLINE_BASE], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SandboxUnavailableError(f"offline bootstrap failed (needs root and Debian's mirror): {done.stderr[-2000:]}")
+    return OFFLINE_BASE
+
+
+def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print) -> str:
+    """Build the sandbox image unless an identical one exists; returns the tag.
+
+    Raises:
+        SandboxUnavailableError: no engine, no base image obtainable, or the build failed.
+    """
+    client = connect()
+    digest = image_digest()
+    if not force and _present(client, tag) and client.images.get(tag).labels.get(f"{LABEL}.digest") == digest:
+        log(f"{tag} is up to date ({digest})")
+        return tag
+    chosen = _base_image(client, base, log)
+    log(f"building {tag} FROM {chosen} …")
+    try:
+        client.images.build(path=str(SOURCE_ROOT), dockerfile="Dockerfile.sandbox", tag=tag, rm=True,
+                            buildargs={"BASE": chosen}, labels={f"{LABEL}.digest": digest, f"{LABEL}.base": chosen})
+    except docker.errors.BuildError as exc:
+        raise SandboxUnavailableError(f"image build failed: {exc}") from None
+    log(f"built {tag} ({digest})")
+    return tag
+
+
+def doctor(tag: str = IMAGE) -> list[tuple[str, bool, str]]:
+    """(check, passed, detail or fix) for the engine, the image and the limits a container gets."""
+    checks: list[tuple[str, bool, str]] = []
+    try:
+        client = connect()
+    except SandboxUnavailableError as exc:
+        return [("engine", False, str(exc))]
+    version = client.version()
+    info = client.info()
+    checks.append(("engine", True, f"Docker {version.get('Version')}, cgroup v{info.get('CgroupVersion', '?')}, "
+                                   f"{info.get('NCPU')} CPUs"))
+    if not _present(client, tag):
+        return checks + [("image", False, f"{tag} missing; fix: codebench sandbox build")]
+    current = client.images.get(tag).labels.get(f"{LABEL}.digest") == image_digest()
+    checks.append(("image", current, f"{tag} " + ("up to date" if current else "is stale; fix: codebench sandbox build")))
+    probe = ("import os, resource; print(os.getuid(), open('/proc/self/status').read().count('CapEff:\\t0000000000000000'),"
+             " resource.getrlimit(resource.RLIMIT_NOFILE)[0])")
+    try:
+        flags = {**hardening(Limits()), "user": "10001", "log_config": LogConfig(type="json-file")}  # to read its output
+        output = client.containers.run(tag, ["python3", "-c", probe], remove=True, **flags)
+        uid, no_caps, nofile = output.decode().split()
+        checks.append(("limits", uid == "10001" and no_caps == "1" and nofile == "256",
+                       f"probe container: uid {uid}, no effective capabilities: {no_caps == '1'}, nofile {nofile}"))
+    except docker.errors.DockerException as exc:
+        checks.append(("limits", False, f"a hardened container did not start: {exc}"))
+    left = codebench_containers(client)
+    checks.append(("leftovers", not left, f"{len(left)} codebench containers exist" + ("; fix: codebench sandbox cleanup" if left else "")))
+    return checks
+
+
+def cleanup(everything: bool = False) -> int:
+    """Remove codebench containers: orphans only, or every one (`everything`); returns how many."""
+    client = connect()
+    if not everything:
+        from ._docker import sweep_orphans
+
+        return sweep_orphans(client)
+    containers = codebench_containers(client)
+    for container in containers:
+        container.remove(force=True)
+    return len(containers)

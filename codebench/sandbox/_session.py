@@ -1,0 +1,120 @@
+"""The host side of one supervisor session: length-prefixed JSON frames over a byte transport.
+
+Transports: a local subprocess's pipes, or a `docker exec` stream. A broken or garbled session raises
+SessionBroken; the backend then recycles its worker and the instance is retried, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import struct
+import subprocess
+import time
+from typing import Any, Protocol
+
+from ._types import Facts, Limits
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 512 << 20  # a reply holds at most the answer cap plus excerpts; anything larger is garbage
+READY_TIMEOUT_S = 30.0
+
+
+class SessionBroken(Exception):
+    """The supervisor went away, timed out or spoke garbage."""
+
+
+class Transport(Protocol):
+    def send(self, data: bytes) -> None: ...
+    def recv_exact(self, size: int, deadline: float) -> bytes: ...
+    def close(self) -> None: ...
+
+
+class PipeTransport:
+    """A supervisor started as a local subprocess, talking over its stdin and stdout."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=env, start_new_session=True)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout.fileno()
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.stdout, selectors.EVENT_READ)
+        self.buffer = bytearray()
+
+    def send(self, data: bytes) -> None:
+        try:
+            self.stdin.write(data)
+            self.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise SessionBroken(f"supervisor stdin closed: {exc}") from None
+
+    def recv_exact(self, size: int, deadline: float) -> bytes:
+        while len(self.buffer) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.selector.select(remaining):
+                raise SessionBroken("supervisor did not answer in time")
+            chunk = os.read(self.stdout, 1 << 20)
+            if not chunk:
+                raise SessionBroken(f"supervisor exited (status {self.process.poll()})")
+            self.buffer += chunk
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+    def close(self) -> None:
+        self.selector.close()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Session:
+    """One supervisor: load a program once, then run instances one by one."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self._send({"op": "hello"})
+        hello = self._receive(time.monotonic() + READY_TIMEOUT_S)
+        if not hello.get("ready"):
+            raise SessionBroken(f"unexpected greeting {hello!r}")
+
+    def load(self, source: str, entry: str, limits: Limits) -> Facts:
+        reply = self._request({"op": "load", "source": source, "entry": entry, "limits": limits.for_supervisor()}, limits)
+        return Facts.from_supervisor("load", reply["facts"])
+
+    def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
+        reply = self._request({"op": "run", "instance": instance}, limits)
+        return Facts.from_supervisor("run", reply["facts"])
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message).encode()
+        self.transport.send(HEADER.pack(len(data)) + data)
+
+    def _request(self, message: dict[str, Any], limits: Limits) -> dict[str, Any]:
+        self._send(message)
+        reply = self._receive(time.monotonic() + limits.wall_limit_s + 15.0)  # backstop above the supervisor's own
+        if not isinstance(reply.get("facts"), dict):
+            raise SessionBroken(f"supervisor error: {reply.get('error', reply)!r}")
+        return reply
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        (size,) = HEADER.unpack(self.transport.recv_exact(HEADER.size, deadline))
+        if size > MAX_FRAME:
+            raise SessionBroken(f"frame of {size} bytes")
+        try:
+            reply = json.loads(self.transport.recv_exact(size, deadline))
+        except ValueError as exc:
+            raise SessionBroken(f"garbled frame: {exc}") from None
+        if not isinstance(reply, dict):
+            raise SessionBroken("frame is not an object")
+        return reply

@@ -1,0 +1,464 @@
+"""codebench sandbox supervisor: the trusted process that runs untrusted solver programs.
+
+Standard library only; runs inside a worker container (or, for the weaker `local` backend, as a
+host subprocess). It reads length-prefixed JSON requests on stdin and writes replies on stdout,
+a channel no solver process can reach:
+
+  {"op": "hello"}                                                    → {"ready": true, ...}
+  {"op": "load", "source": str, "entry": "solve", "limits": {...}}  → compile once, probe-import once
+  {"op": "run", "instance": <JSON>}                                  → one fresh forked process per instance
+
+Every solver process is a direct child of this supervisor, forked from its warm interpreter. Before
+running untrusted code the child takes fresh stdio pipes and a private result pipe (fd 3), closes
+every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
+(our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
+solver; after every run each process of the solver uid is killed and its scratch files removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import selectors
+import signal
+import struct
+import sys
+import time
+import traceback
+
+for _warm in ("bisect", "collections", "copy", "dataclasses", "decimal", "fractions", "functools", "heapq",
+              "itertools", "math", "operator", "random", "re", "statistics", "string", "typing"):
+    __import__(_warm)  # the program's own imports of these are free in every forked child
+try:
+    import numpy  # noqa: F401  (warm; the image ships it)
+except ImportError:
+    pass
+
+HEADER = struct.Struct(">I")
+RESULT_FD = 3
+EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
+CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+             "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+
+
+def send(message: dict) -> None:
+    data = json.dumps(message).encode()
+    sys.stdout.buffer.write(HEADER.pack(len(data)) + data)
+    sys.stdout.buffer.flush()
+
+
+def receive() -> dict | None:
+    header = sys.stdin.buffer.read(HEADER.size)
+    if len(header) < HEADER.size:
+        return None
+    return json.loads(sys.stdin.buffer.read(HEADER.unpack(header)[0]))
+
+
+class Capture:
+    """A stream's byte count with its head and tail kept, so floods cost bounded memory."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.head = b""
+        self.tail = b""
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        if len(self.head) < EXCERPT:
+            room = EXCERPT - len(self.head)
+            self.head, data = self.head + data[:room], data[room:]
+        self.tail = (self.tail + data)[-EXCERPT:]
+
+    def text(self) -> str:
+        gap = self.total - len(self.head) - len(self.tail)
+        middle = f"\n[… {gap} bytes not kept …]\n".encode() if gap > 0 else b""
+        return (self.head + middle + self.tail).decode("utf-8", "backslashreplace")
+
+
+class Supervisor:
+    """Runs one program's instances; `solver` is the (uid, gid) children drop to, or None."""
+
+    def __init__(self, solver: tuple[int, int] | None, scratch: str, wipe: str, cgroup: str | None) -> None:
+        self.solver = solver
+        self.scratch = scratch
+        self.wipe = wipe
+        self.cgroup = cgroup
+        self.code = None
+        self.entry = "solve"
+        self.limits: dict = {}
+
+    # -- requests ------------------------------------------------------------------------------
+    def load(self, request: dict) -> dict:
+        self.entry, self.limits = request["entry"], request["limits"]
+        try:
+            self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
+            self.code = None
+            line = getattr(exc, "lineno", None)
+            return {"facts": {"result": {"kind": "syntax_error", "type": type(exc).__name__,
+                                         "message": f"{exc.__class__.__name__}: {exc} (line {line})"}}}
+        return {"facts": self.execute(None)}
+
+    def run(self, request: dict) -> dict:
+        if self.code is None:
+            return {"error": "no program loaded"}
+        return {"facts": self.execute(json.dumps(request["instance"]).encode())}
+
+    # -- one child -----------------------------------------------------------------------------
+    def execute(self, instance: bytes | None) -> dict:
+        """Fork a child that imports the program (and solves `instance` unless None); record facts."""
+        pipes = {name: os.pipe() for name in ("stdout", "stderr", "result")}
+        oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            self.child(instance, pipes)
+        for read_end, write_end in pipes.values():
+            os.close(write_end)
+        facts = self.watch(pid, {name: fds[0] for name, fds in pipes.items()}, started, cpu_before)
+        facts["oom"] = self.oom_kills() > oom_before
+        facts.update(self.clean())
+        return facts
+
+    def child(self, instance: bytes | None, pipes: dict) -> None:
+        """In the forked child: become the solver, then run untrusted code. Never returns."""
+        try:
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(pipes["stdout"][1], 1)
+            os.dup2(pipes["stderr"][1], 2)
+            os.dup2(pipes["result"][1], RESULT_FD)
+            os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
+            self.restrict()
+            os.chdir(self.scratch)
+        except BaseException:  # the sandbox could not be set up: no result frame, reported as no_result
+            os._exit(70)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
+        result = open(RESULT_FD, "wb", closefd=False)
+        header: dict = {"kind": "answer"}
+        body = b""
+        try:
+            namespace = {"__name__": "__solver__", "__builtins__": __builtins__}
+            exec(self.code, namespace)
+            entry = namespace.get(self.entry)
+            if not callable(entry):
+                header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}()"}
+            elif instance is None:
+                header = {"kind": "loaded"}
+            else:
+                answer = entry(json.loads(instance))
+                try:
+                    body = json.dumps(answer, allow_nan=False).encode()
+                except (TypeError, ValueError, RecursionError) as exc:
+                    header = {"kind": "not_json", "type": type(answer).__name__, "message": str(exc)[:300]}
+        except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
+            header = {"kind": "exception", "type": type(exc).__name__, "message": str(exc)[:300],
+                      "traceback": traceback.format_exc()[-3000:]}
+        try:
+            sys.stdout.flush()
+            result.write(json.dumps(header).encode() + b"\n" + body)
+            result.flush()
+        finally:
+            os._exit(0)
+
+    def restrict(self) -> None:
+        """rlimits (hard = soft, so the solver cannot raise them), then the solver identity."""
+        cpu = int(self.limits["cpu_s"])
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.limits["file_bytes"],) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        if self.limits.get("address_space_bytes"):
+            resource.setrlimit(resource.RLIMIT_AS, (self.limits["address_space_bytes"],) * 2)
+        with open("/proc/self/oom_score_adj", "w") as handle:  # the solver dies first, never us
+            handle.write("1000")
+        os.environ.clear()
+        os.environ.update(CHILD_ENV, HOME=self.scratch, TMPDIR=self.scratch)
+        if self.solver is not None:
+            uid, gid = self.solver
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.limits["processes"],) * 2)
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+        os.umask(0o077)
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the supervisor
+        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
+
+    # -- watching ------------------------------------------------------------------------------
+    def watch(self, pid: int, fds: dict, started: float, cpu_before: float | None) -> dict:
+        """Drain the child's pipes under the caps until it exits or we kill it."""
+        limits = self.limits
+        captures = {"stdout": Capture(), "stderr": Capture()}
+        result = bytearray()
+        killed = None
+        selector = selectors.DefaultSelector()
+        for name, fd in fds.items():
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ, name)
+        pidfd = os.pidfd_open(pid)
+        selector.register(pidfd, selectors.EVENT_READ, "exit")
+        deadline = started + limits["wall_s"]
+        exited = False
+        while not exited and killed is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                killed = "wall_limit"
+                break
+            for key, _ in selector.select(min(remaining, 0.1)):
+                if key.data == "exit":
+                    exited = True
+                    continue
+                data = _read(key.fd)
+                if data == b"":
+                    selector.unregister(key.fd)
+                elif data:
+                    killed = self.take(key.data, data, captures, result) or killed
+            used = self.cgroup_cpu()
+            if cpu_before is not None and used is not None and used - cpu_before > limits["cpu_s"] + 0.5:
+                killed = "cpu_limit"  # CPU of every process the program started, not just the child
+        if killed:
+            self.kill_solver()
+        for name, fd in fds.items():  # what is already buffered; never wait for EOF a grandchild may hold
+            for _ in range(64):
+                data = _read(fd)
+                if not data or self.take(name, data, captures, result):
+                    break
+        selector.close()
+        os.close(pidfd)
+        _, status, usage = os.wait4(pid, 0)
+        for fd in fds.values():
+            os.close(fd)
+        return {
+            "killed": killed,
+            "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+            "wall_s": round(time.monotonic() - started, 4),
+            "peak_mib": round(usage.ru_maxrss / 1024, 1),
+            "stdout": captures["stdout"].text(), "stdout_bytes": captures["stdout"].total,
+            "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total,
+            "result": parse_result(bytes(result), limits["answer_bytes"]),
+        }
+
+    def take(self, stream: str, data: bytes, captures: dict, result: bytearray) -> str | None:
+        """Keep a chunk of output; returns the kill reason when it crosses that stream's cap."""
+        if stream == "result":
+            result.extend(data[: self.limits["answer_bytes"] + 1 - len(result)])
+            return "answer_limit" if len(result) > self.limits["answer_bytes"] else None
+        captures[stream].add(data)
+        return f"output_limit:{stream}" if captures[stream].total > self.limits["output_bytes"] else None
+
+    # -- cleaning ------------------------------------------------------------------------------
+    def kill_solver(self) -> None:
+        if self.solver is None:
+            _kill_descendants()
+        else:
+            _as_solver(self.solver, _kill_all_of_my_uid)
+
+    def clean(self) -> dict:
+        """Kill every process the program left and wipe its files; count what was left and what survived."""
+        count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
+        left = count()
+        if self.solver is None:
+            _kill_descendants()
+            _wipe(self.wipe)
+        else:
+            _as_solver(self.solver, self.reset_as_solver)
+        _reap_orphans()
+        return {"leftovers": left, "survivors": count()}
+
+    def reset_as_solver(self) -> None:
+        _kill_all_of_my_uid()
+        _wipe(self.wipe)
+        os.makedirs(self.scratch, exist_ok=True)
+
+    # -- cgroup facts --------------------------------------------------------------------------
+    def oom_kills(self) -> int:
+        for path in ("memory.events", "memory/memory.oom_control", "memory.oom_control"):
+            try:
+                with open(os.path.join(self.cgroup or "", path)) as handle:
+                    for line in handle:
+                        if line.startswith("oom_kill "):
+                            return int(line.split()[1])
+            except (OSError, TypeError):
+                continue
+        return 0
+
+    def cgroup_cpu(self) -> float | None:
+        if self.cgroup is None:
+            return None
+        try:
+            with open(os.path.join(self.cgroup, "cpuacct", "cpuacct.usage")) as handle:
+                return int(handle.read()) / 1e9
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(self.cgroup, "cpu.stat")) as handle:
+                for line in handle:
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+        except OSError:
+            pass
+        return None
+
+
+def _read(fd: int) -> bytes | None:
+    """One read: the bytes, b"" at end of file, None when nothing is waiting."""
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return None
+
+
+def parse_result(data: bytes, limit: int) -> dict:
+    """The child's result frame: a JSON header line, then the answer's JSON text."""
+    if not data:
+        return {"kind": "none"}
+    if len(data) > limit:
+        return {"kind": "too_large", "bytes": len(data)}
+    header, _, body = data.partition(b"\n")
+    try:
+        parsed = json.loads(header)
+    except ValueError:
+        return {"kind": "garbled"}
+    if not isinstance(parsed, dict) or parsed.get("kind") not in ("answer", "loaded", "no_code", "not_json", "exception"):
+        return {"kind": "garbled"}
+    if parsed["kind"] == "answer":
+        parsed["answer"] = body.decode("utf-8", "replace")
+    return parsed
+
+
+def _prctl(option: int, value: int) -> None:
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def _as_solver(solver: tuple[int, int], action) -> None:
+    """Run `action` in a child with the solver's uid: kill(-1) there reaches exactly its processes."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(solver[1])
+            os.setuid(solver[0])
+            action()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _kill_all_of_my_uid() -> None:
+    """kill(-1) until no live process of this uid is left (a fork bomb may refill between sweeps)."""
+    me = os.getpid()
+    for _ in range(200):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        if not any(pid != me and owner == os.getuid() and state != "Z" for pid, _, owner, state in _processes()):
+            return
+        time.sleep(0.001)
+
+
+def _processes() -> list[tuple[int, int, int, str]]:
+    """(pid, ppid, uid, state) of every live process."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status") as handle:
+                    fields = dict(line.split(":", 1) for line in handle if ":" in line)
+                found.append((int(entry), int(fields["PPid"]), int(fields["Uid"].split()[0]), fields["State"].strip()[0]))
+            except (OSError, KeyError, ValueError):
+                continue
+    return found
+
+
+def _count_uid(uid: int) -> int:
+    return sum(1 for _, _, owner, state in _processes() if owner == uid and state != "Z")
+
+
+def _descendants() -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, ppid, _, state in _processes():
+        if state != "Z":
+            children.setdefault(ppid, []).append(pid)
+    found, stack = [], [os.getpid()]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def _kill_descendants() -> None:
+    for _ in range(100):
+        pids = _descendants()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap_orphans()
+
+
+def _reap_orphans() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _wipe(path: str) -> None:
+    for root, dirs, files in os.walk(path, topdown=False):
+        for name in files:
+            _quietly(os.unlink, os.path.join(root, name))
+        for name in dirs:
+            target = os.path.join(root, name)
+            _quietly(os.unlink if os.path.islink(target) else os.rmdir, target)
+
+
+def _quietly(action, path: str) -> None:
+    try:
+        action(path)
+    except OSError:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="codebench sandbox supervisor (trusted; speaks framed JSON on stdio)")
+    parser.add_argument("--solver-uid", type=int)
+    parser.add_argument("--solver-gid", type=int)
+    parser.add_argument("--scratch", default="/tmp/work", help="the solver's working folder")
+    parser.add_argument("--wipe", default="/tmp", help="folder emptied of the solver's files after each run")
+    parser.add_argument("--cgroup", help="cgroup folder for OOM and CPU counters (e.g. /sys/fs/cgroup)")
+    args = parser.parse_args()
+    solver = (args.solver_uid, args.solver_gid if args.solver_gid is not None else args.solver_uid) if args.solver_uid is not None else None
+    if solver is None:
+        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the program become ours to kill
+    supervisor = Supervisor(solver, args.scratch, args.wipe, args.cgroup)
+    if solver is None:
+        os.makedirs(args.scratch, exist_ok=True)
+    else:
+        _as_solver(solver, supervisor.reset_as_solver)
+    hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
+    while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
+        handler = {"hello": lambda _: hello, "load": supervisor.load, "run": supervisor.run}.get(request.get("op"))
+        send(handler(request) if handler else {"error": f"unknown op {request.get('op')!r}"})
+    supervisor.clean()  # the host hung up: leave nothing of the solver behind
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    main()
