@@ -96,9 +96,9 @@ class Supervisor:
             self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
             self.code = None
-            line = getattr(exc, "lineno", None)
-            return {"facts": {"result": {"kind": "syntax_error", "type": type(exc).__name__,
-                                         "message": f"{exc.__class__.__name__}: {exc} (line {line})"}}}
+            where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+            message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}{where}"
+            return {"facts": {"result": {"kind": "syntax_error", "type": type(exc).__name__, "message": message}}}
         return {"facts": self.execute(None)}
 
     def run(self, request: dict) -> dict:
@@ -115,7 +115,7 @@ class Supervisor:
         pid = os.fork()
         if pid == 0:
             self.child(instance, pipes)
-        for read_end, write_end in pipes.values():
+        for _, write_end in pipes.values():
             os.close(write_end)
         facts = self.watch(pid, {name: fds[0] for name, fds in pipes.items()}, started, cpu_before)
         facts["oom"] = self.oom_kills() > oom_before

@@ -186,12 +186,6 @@ class DockerBackend(WorkerPool):
             raise
         super().__init__(started, limits)
 
-    def __enter__(self) -> DockerBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def codebench_containers(client: docker.DockerClient) -> list[Any]:
     return client.containers.list(all=True, filters={"label": f"{LABEL}.role"})

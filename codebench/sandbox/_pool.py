@@ -36,6 +36,8 @@ OnResult = Callable[[int, Facts], None]
 class WorkerPool:
     """Fans instances out over workers, each a thread with its own supervisor session."""
 
+    name = "pool"
+
     def __init__(self, workers: Sequence[Worker], limits: Limits) -> None:
         self.workers = list(workers)
         self.limits = limits
@@ -75,7 +77,7 @@ class WorkerPool:
                 try:
                     if session is None or loaded is None:
                         session = worker.open_session()
-                        loaded = session.load(source, entry, self.limits)
+                        loaded = session.load(source, entry, self.limits, self.enforced_limits())
                     facts = session.run(instances[index], self.limits) if loaded.loaded else loaded
                     break
                 except (SessionBroken, SandboxError, OSError) as exc:
@@ -97,6 +99,16 @@ class WorkerPool:
         worker.recycle()
         return None, None
 
+    def enforced_limits(self) -> dict[str, Any]:
+        """The limits the supervisor applies to each child; backends add what their isolation lacks."""
+        return self.limits.for_supervisor()
+
     def close(self) -> None:
         for worker in self.workers:
             worker.close()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -85,8 +85,9 @@ class Session:
         if not hello.get("ready"):
             raise SessionBroken(f"unexpected greeting {hello!r}")
 
-    def load(self, source: str, entry: str, limits: Limits) -> Facts:
-        reply = self._request({"op": "load", "source": source, "entry": entry, "limits": limits.for_supervisor()}, limits)
+    def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
+        """Compile and probe-import the program; `enforced` is what the supervisor applies to each child."""
+        reply = self._request({"op": "load", "source": source, "entry": entry, "limits": enforced}, limits)
         return Facts.from_supervisor("load", reply["facts"])
 
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
