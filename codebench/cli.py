@@ -14,6 +14,7 @@ from puzzles import PuzzleError
 
 from ._errors import InputError
 from ._puzzles_cli import puzzles_app
+from ._sandbox_cli import check, sandbox_app
 
 app = typer.Typer(
     help="Benchmark reasoning on puzzles of controllable difficulty.",
@@ -22,6 +23,8 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(puzzles_app, name="puzzles")
+app.add_typer(sandbox_app, name="sandbox")
+app.command()(check)
 
 
 def main(argv: list[str] | None = None) -> None:

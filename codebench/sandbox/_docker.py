@@ -15,6 +15,7 @@ from typing import Any
 
 import docker
 import docker.errors
+import requests
 from docker.types import LogConfig, Ulimit
 
 from ._pool import SandboxError, SandboxUnavailableError, WorkerPool
@@ -22,6 +23,7 @@ from ._session import Session, SessionBroken
 from ._types import MIB, Limits
 
 IMAGE = "codebench-sandbox:latest"
+API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still serve it
 SOLVER_UID = 10001
 LABEL = "org.codebench"  # every container carries {LABEL}.owner, {LABEL}.run, {LABEL}.role
 SUPERVISOR = ["python3", "-I", "/opt/codebench/supervisor.py", "--solver-uid", str(SOLVER_UID),
@@ -36,12 +38,26 @@ def connect() -> docker.DockerClient:
     Raises:
         SandboxUnavailableError: no engine answers (the message says how to start one).
     """
+    _probe_socket()
+    client = docker.from_env(version=API_VERSION, timeout=60)  # a fixed version: no probe before ping
     try:
-        client = docker.from_env(timeout=60)
         client.ping()
-    except docker.errors.DockerException as exc:
-        raise SandboxUnavailableError(f"no Docker engine answers ({exc}); {ENGINE_FIX}") from None
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        client.close()
+        raise SandboxUnavailableError(f"the Docker engine does not answer ({exc}); {ENGINE_FIX}") from None
     return client
+
+
+def _probe_socket() -> None:
+    """Fail fast, and without leaking a socket, when a unix-socket engine is not listening."""
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    if not host.startswith("unix://"):
+        return
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(host.removeprefix("unix://"))
+        except OSError as exc:
+            raise SandboxUnavailableError(f"no Docker engine at {host} ({exc.strerror}); {ENGINE_FIX}") from None
 
 
 def owner_label() -> str:
@@ -124,7 +140,13 @@ class ExecTransport:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
-        self.sock.close()
+        held = getattr(self.response, "_response", None)  # the HTTP response docker-py keeps alive
+        for resource in (held, self.response, self.sock):
+            try:
+                if resource is not None:
+                    resource.close()
+            except (OSError, ValueError):  # already closed underneath
+                pass
 
 
 class DockerWorker:
@@ -185,6 +207,10 @@ class DockerBackend(WorkerPool):
                 worker.close()
             raise
         super().__init__(started, limits)
+
+    def close(self) -> None:
+        super().close()
+        self.client.close()
 
 
 def codebench_containers(client: docker.DockerClient) -> list[Any]:

@@ -11,7 +11,7 @@ import docker
 import docker.errors
 from docker.types import LogConfig
 
-from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening
+from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, sweep_orphans
 from ._pool import SandboxUnavailableError
 from ._types import Limits
 
@@ -71,6 +71,13 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
         SandboxUnavailableError: no engine, no base image obtainable, or the build failed.
     """
     client = connect()
+    try:
+        return _build(client, base, tag, force, log)
+    finally:
+        client.close()
+
+
+def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log) -> str:
     digest = image_digest()
     if not force and _present(client, tag) and client.images.get(tag).labels.get(f"{LABEL}.digest") == digest:
         log(f"{tag} is up to date ({digest})")
@@ -88,11 +95,18 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
 
 def doctor(tag: str = IMAGE) -> list[tuple[str, bool, str]]:
     """(check, passed, detail or fix) for the engine, the image and the limits a container gets."""
-    checks: list[tuple[str, bool, str]] = []
     try:
         client = connect()
     except SandboxUnavailableError as exc:
         return [("engine", False, str(exc))]
+    try:
+        return _doctor(client, tag)
+    finally:
+        client.close()
+
+
+def _doctor(client: docker.DockerClient, tag: str) -> list[tuple[str, bool, str]]:
+    checks: list[tuple[str, bool, str]] = []
     version = client.version()
     info = client.info()
     checks.append(("engine", True, f"Docker {version.get('Version')}, cgroup v{info.get('CgroupVersion', '?')}, "
@@ -119,11 +133,12 @@ def doctor(tag: str = IMAGE) -> list[tuple[str, bool, str]]:
 def cleanup(everything: bool = False) -> int:
     """Remove codebench containers: orphans only, or every one (`everything`); returns how many."""
     client = connect()
-    if not everything:
-        from ._docker import sweep_orphans
-
-        return sweep_orphans(client)
-    containers = codebench_containers(client)
-    for container in containers:
-        container.remove(force=True)
-    return len(containers)
+    try:
+        if not everything:
+            return sweep_orphans(client)
+        containers = codebench_containers(client)
+        for container in containers:
+            container.remove(force=True)
+        return len(containers)
+    finally:
+        client.close()

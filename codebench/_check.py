@@ -1,0 +1,121 @@
+"""`codebench check`: run one candidate solver over a puzzle's levels × seeds and compare with a baseline.
+
+The regression-testing workflow: the same sandbox and validators as model runs, on a hand-written program.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from puzzles import Puzzle
+
+from ._errors import InputError
+from ._outcome import Outcome, Status, judge
+from .sandbox import Facts, Limits, WorkerPool
+
+BASELINE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One instance's outcome."""
+
+    record_id: str
+    level: int
+    seed: int
+    outcome: Outcome
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.record_id, "level": self.level, "seed": self.seed, **self.outcome.to_json()}
+
+
+def parse_range(text: str, option: str) -> list[int]:
+    """'1-6', '1,3,5' or '4' as a sorted list of distinct integers.
+
+    Raises:
+        InputError: anything else (the message names the option).
+    """
+    values: set[int] = set()
+    try:
+        for part in text.split(","):
+            low, _, high = part.strip().partition("-")
+            values.update(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected a range such as 1-6, a list such as 1,3,5, or one number") from None
+    if not values:
+        raise InputError(f"{option} {text!r} names nothing")
+    return sorted(values)
+
+
+def check_program(source: str, puzzle: Puzzle[Any], levels: Sequence[int], seeds: Sequence[int], sandbox: WorkerPool,
+                  limits: Limits, progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Run `source` on every (level, seed) instance in the sandbox and classify each execution once."""
+    records = [puzzle.generate(level, seed) for level in levels for seed in seeds]
+    judged: list[CheckResult | None] = [None] * len(records)
+
+    def classify(index: int, facts: Facts) -> CheckResult:
+        record = records[index]
+        result = CheckResult(record.id, record.level or 0, record.seed, judge(facts, puzzle, record.instance, limits))
+        judged[index] = result
+        return result
+
+    def report(index: int, facts: Facts) -> None:
+        result = classify(index, facts)
+        if progress is not None:
+            progress(result)
+
+    all_facts = sandbox.run(source, [record.instance for record in records], on_result=report)
+    return [result or classify(index, all_facts[index]) for index, result in enumerate(judged)]
+
+
+def load_baseline(path: Path, puzzle: str) -> dict[str, str]:
+    """{instance id: status} from a baseline file written by --update-baseline.
+
+    Raises:
+        InputError: unreadable, malformed, or for another puzzle.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read baseline {path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise InputError(f"baseline {path} is not a codebench baseline (expected {{\"puzzle\", \"results\"}})")
+    if data.get("puzzle") != puzzle:
+        raise InputError(f"baseline {path} is for puzzle {data.get('puzzle')!r}, not {puzzle!r}")
+    return {str(k): str(v) for k, v in data["results"].items()}
+
+
+def write_baseline(path: Path, puzzle: str, results: Sequence[CheckResult]) -> None:
+    data = {"version": BASELINE_VERSION, "puzzle": puzzle, "results": {r.record_id: str(r.outcome.status) for r in results}}
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def regressions(baseline: dict[str, str], results: Sequence[CheckResult]) -> list[CheckResult]:
+    """Instances legal in the baseline that are not legal now (infrastructure failures aside)."""
+    return [r for r in results if baseline.get(r.record_id) == Status.LEGAL
+            and r.outcome.status not in (Status.LEGAL, Status.SANDBOX_ERROR)]
+
+
+def junit_xml(puzzle: str, results: Sequence[CheckResult]) -> bytes:
+    """A JUnit report: one testcase per instance; sandbox errors are <error>, other non-legal <failure>."""
+    failures = sum(r.outcome.status not in (Status.LEGAL, Status.SANDBOX_ERROR) for r in results)
+    errors = sum(r.outcome.status == Status.SANDBOX_ERROR for r in results)
+    suite = ElementTree.Element("testsuite", name=f"codebench.check.{puzzle}", tests=str(len(results)),
+                                failures=str(failures), errors=str(errors),
+                                time=f"{sum(r.outcome.wall_s for r in results):.3f}")
+    for result in results:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"{puzzle}.L{result.level}", name=result.record_id,
+                                      time=f"{result.outcome.wall_s:.3f}")
+        status = result.outcome.status
+        if status != Status.LEGAL:
+            tag = "error" if status == Status.SANDBOX_ERROR else "failure"
+            element = ElementTree.SubElement(case, tag, type=str(status), message=f"{status}: {result.outcome.detail}")
+            element.text = "\n".join(issue["message"] for issue in result.outcome.issues) or result.outcome.stderr[-2000:]
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)

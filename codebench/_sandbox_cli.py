@@ -1,0 +1,153 @@
+"""`codebench sandbox build|doctor|cleanup` and `codebench check`: parsing and printing only.
+
+Exit codes of check: 0 all good, 1 a regression (or any failure without a baseline), 2 usage error,
+3 infrastructure unavailable (the message says how to fix it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from puzzles import get_puzzle
+
+from ._check import CheckResult, check_program, junit_xml, load_baseline, parse_range, regressions, write_baseline
+from ._errors import InputError
+from ._outcome import Status
+from .sandbox import BACKENDS, Limits, SandboxUnavailableError, get_backend
+
+sandbox_app = typer.Typer(help="Build, diagnose and clean the solver sandbox.", no_args_is_help=True)
+console = Console()
+status = Console(stderr=True)
+EXIT_INFRASTRUCTURE = 3
+
+
+def _unavailable(exc: Exception) -> typer.Exit:
+    status.print(f"[bold red]sandbox unavailable:[/] {exc}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INFRASTRUCTURE)
+
+
+@sandbox_app.command()
+def build(
+    base: Annotated[Optional[str], typer.Option(help="FROM image (default python:3.11-slim, else an offline Debian base).")] = None,
+    force: Annotated[bool, typer.Option(help="Rebuild even if the image is up to date.")] = False,
+) -> None:
+    """Build the sandbox image; without a registry, bootstrap a Debian base offline (debootstrap)."""
+    from .sandbox._image import build_image
+
+    try:
+        build_image(base, force=force, log=lambda line: status.print(line, highlight=False))
+    except SandboxUnavailableError as exc:
+        raise _unavailable(exc) from None
+
+
+@sandbox_app.command()
+def doctor() -> None:
+    """Check the engine, the image and the limits a worker container gets; print fixes."""
+    from .sandbox._image import doctor as run_doctor
+
+    checks = run_doctor()
+    for name, passed, detail in checks:
+        console.print(f"{'[green]ok[/]' if passed else '[red]FAIL[/]'}  {name}: {detail}", highlight=False)
+    raise typer.Exit(0 if all(passed for _, passed, _ in checks) else EXIT_INFRASTRUCTURE)
+
+
+@sandbox_app.command()
+def cleanup(
+    every: Annotated[bool, typer.Option("--all", help="Remove every codebench container, not only orphans.")] = False,
+) -> None:
+    """Remove containers this tool left behind (orphans of dead processes, or --all)."""
+    from .sandbox._image import cleanup as run_cleanup
+
+    try:
+        removed = run_cleanup(every)
+    except SandboxUnavailableError as exc:
+        raise _unavailable(exc) from None
+    console.print(f"removed {removed} container(s)")
+
+
+def _summary_table(puzzle: str, results: list[CheckResult]) -> Table:
+    statuses = [s for s in Status if any(r.outcome.status == s for r in results)]
+    table = Table("level", *[str(s) for s in statuses], "cpu mean s", "cpu max s", "peak MiB", title=f"codebench check: {puzzle}")
+    for level in sorted({r.level for r in results}):
+        rows = [r for r in results if r.level == level]
+        counts = Counter(r.outcome.status for r in rows)
+        cpu = [r.outcome.cpu_s for r in rows]
+        table.add_row(f"L{level}", *[str(counts.get(s, 0)) for s in statuses], f"{sum(cpu) / len(cpu):.3f}",
+                      f"{max(cpu):.3f}", f"{max(r.outcome.peak_mib for r in rows):.0f}")
+    return table
+
+
+def check(
+    solver: Annotated[Path, typer.Argument(help="Python file defining solve(instance) -> answer.")],
+    puzzle_name: Annotated[str, typer.Option("--puzzle", "-p", help="Puzzle the program solves.")],
+    levels: Annotated[str, typer.Option(help="Levels, e.g. 1-6 or 2,4.")] = "1-6",
+    seeds: Annotated[str, typer.Option(help="Seeds per level, e.g. 1-10.")] = "1-10",
+    backend: Annotated[str, typer.Option(help=f"Sandbox: {' or '.join(BACKENDS)}.")] = "docker",
+    cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 10.0,
+    memory: Annotated[int, typer.Option(help="Memory MiB per instance.")] = 512,
+    workers: Annotated[Optional[int], typer.Option(help="Parallel workers (default one per core).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    junit: Annotated[Optional[Path], typer.Option(help="Write a JUnit XML report here.")] = None,
+    baseline: Annotated[Optional[Path], typer.Option(help="Compare with this baseline (a legal instance must stay legal).")] = None,
+    update_baseline: Annotated[bool, typer.Option(help="Write the results to --baseline instead of comparing.")] = False,
+) -> None:
+    """Regression-test a solver program on every level × seed; exit 1 on a regression."""
+    puzzle = get_puzzle(puzzle_name)
+    if backend not in BACKENDS:
+        raise InputError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if update_baseline and baseline is None:
+        raise InputError("--update-baseline needs --baseline FILE")
+    try:
+        source = solver.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {solver}: {exc}") from None
+    expected = load_baseline(baseline, puzzle.name) if baseline and not update_baseline and baseline.exists() else None
+    limits = Limits(cpu_s=cpu, memory_mib=memory)
+    level_list, seed_list = parse_range(levels, "--levels"), parse_range(seeds, "--seeds")
+    try:
+        with get_backend(backend, limits, workers) as sandbox:
+            if getattr(sandbox, "notice", None):
+                status.print(f"[yellow]{sandbox.notice}[/]", highlight=False, soft_wrap=True)
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=status, transient=True) as progress:
+                task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))
+                results = check_program(source, puzzle, level_list, seed_list, sandbox, limits,
+                                        lambda result: progress.advance(task))
+    except SandboxUnavailableError as exc:
+        raise _unavailable(exc) from None
+    _report(puzzle.name, results, expected, as_json, junit)
+    if update_baseline and baseline is not None:
+        write_baseline(baseline, puzzle.name, results)
+        status.print(f"baseline written: {baseline}", highlight=False)
+    if any(r.outcome.status == Status.SANDBOX_ERROR for r in results):
+        raise _unavailable(SandboxUnavailableError("some instances could not be run (sandbox_error) even after a retry"))
+    if update_baseline:
+        raise typer.Exit(0)
+    failed = regressions(expected, results) if expected is not None else [r for r in results if r.outcome.status != Status.LEGAL]
+    raise typer.Exit(1 if failed else 0)
+
+
+def _report(puzzle: str, results: list[CheckResult], expected: dict[str, str] | None, as_json: bool, junit: Path | None) -> None:
+    worse = regressions(expected, results) if expected is not None else []
+    if junit is not None:
+        junit.write_bytes(junit_xml(puzzle, results))
+    if as_json:
+        console.print_json(json.dumps({"puzzle": puzzle, "results": [r.to_json() for r in results],
+                                       "regressions": [r.record_id for r in worse]}))
+        return
+    console.print(_summary_table(puzzle, results))
+    for result in results:
+        if result.outcome.status != Status.LEGAL:
+            mark = "[red]regression[/] " if result in worse else ""
+            console.print(f"{mark}{result.record_id}: {result.outcome.status} {result.outcome.detail}", highlight=False)
+    legal = sum(r.outcome.status == Status.LEGAL for r in results)
+    console.print(f"{legal} passed, {len(results) - legal} failed" + (f", {len(worse)} regressions" if expected is not None else ""),
+                  highlight=False)

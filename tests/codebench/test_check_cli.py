@@ -1,0 +1,86 @@
+"""`codebench check` through main(argv) on the Docker backend: exit codes, baseline, JUnit."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from codebench.cli import main
+
+GOOD = '''
+def solve(instance):
+    moves = []
+    def go(k, a, b, c):
+        if k:
+            go(k - 1, a, c, b); moves.append([k, a, b]); go(k - 1, c, b, a)
+    start, goal = instance["start"], instance["goal"]
+    go(instance["n"], start, goal, next(p for p in instance["pegs"] if p not in (start, goal)))
+    return {"moves": moves}
+'''
+WORSE = GOOD.replace('    return {"moves": moves}', '    return {"moves": moves if instance["n"] <= 3 else moves[:-1]}')
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    captured = capsys.readouterr()
+    return int(exit_info.value.code or 0), captured.out, captured.err
+
+
+@pytest.fixture
+def programs(tmp_path: Path) -> tuple[Path, Path]:
+    good, worse = tmp_path / "good.py", tmp_path / "worse.py"
+    good.write_text(GOOD)
+    worse.write_text(WORSE)
+    return good, worse
+
+
+@pytest.mark.docker
+def test_baseline_workflow_and_junit(tmp_path: Path, programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    good, worse = programs
+    baseline, junit = tmp_path / "baseline.json", tmp_path / "junit.xml"
+    common = ["--puzzle", "hanoi", "--levels", "1-2", "--seeds", "1-2", "--cpu", "2"]
+    code, out, _ = run(capsys, "check", str(good), *common, "--baseline", str(baseline), "--update-baseline")
+    assert code == 0 and "4 passed, 0 failed" in out
+    assert json.loads(baseline.read_text())["results"] == {f"hanoi/L{lv}/s{s}": "legal" for lv in (1, 2) for s in (1, 2)}
+    code, out, _ = run(capsys, "check", str(worse), *common, "--baseline", str(baseline), "--junit", str(junit))
+    assert code == 1 and "2 regressions" in out and "regression hanoi/L2/s1: rule_violation goal_not_reached" in out
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "4" and suite.get("failures") == "2"
+    failure = suite.find("testcase[@name='hanoi/L2/s2']/failure")
+    assert failure is not None and failure.get("type") == "rule_violation"
+    code, out, _ = run(capsys, "check", str(worse), *common, "--levels", "1", "--baseline", str(baseline))
+    assert code == 0  # L1 is still legal; L2 was not run
+
+
+@pytest.mark.docker
+def test_without_baseline_any_failure_exits_1_and_json_lists_it(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, worse = programs
+    code, out, _ = run(capsys, "check", str(worse), "--puzzle", "hanoi", "--levels", "2", "--seeds", "1", "--json")
+    report = json.loads(out)
+    assert code == 1 and [r["status"] for r in report["results"]] == ["rule_violation"]
+    assert report["results"][0]["issues"][0]["code"] == "goal_not_reached"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--puzzle", "towers"], "unknown puzzle 'towers'"),
+        (["--puzzle", "hanoi", "--levels", "1-x"], "--levels '1-x'"),
+        (["--puzzle", "hanoi", "--backend", "vm"], "--backend 'vm'"),
+        (["--puzzle", "hanoi", "--update-baseline"], "--update-baseline needs --baseline"),
+    ],
+)
+def test_usage_errors_exit_2(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, "check", str(programs[0]), *argv)
+    assert code == 2 and message in " ".join(err.split())
+
+
+def test_missing_engine_exits_3_with_the_fix(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    code, _, err = run(capsys, "check", str(programs[0]), "--puzzle", "hanoi", "--levels", "1", "--seeds", "1")
+    assert code == 3 and "ensure-docker" in err
