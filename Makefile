@@ -14,11 +14,15 @@ $(BIN)/codebench: pyproject.toml
 selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest
 
+# Tests need the Docker engine and the sandbox image: start one (installing docker.io if needed), build the other.
 test: $(BIN)/codebench
+	scripts/ensure-docker
+	$(BIN)/codebench sandbox build
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/codebench
 	$(BIN)/python benchmarks/puzzles.py
+	$(BIN)/python benchmarks/sandbox.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
