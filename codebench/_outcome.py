@@ -70,8 +70,10 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
         return _Call(Status.SYNTAX_ERROR, result.get("message", ""))
     if facts.killed == "wall_limit":
         return _Call(Status.TIMEOUT, "wall_limit")
-    if facts.killed == "cpu_limit" or facts.cpu_s >= limits.for_supervisor()["cpu_s"]:
-        return _Call(Status.TIMEOUT, "cpu_limit")  # our measurement, whatever signal ended it
+    if facts.killed == "cpu_limit" or facts.cpu_s >= limits.for_supervisor()["cpu_s"] or facts.signal == signal.SIGXCPU:
+        # our measurement, whatever signal ended it; SIGXCPU is the kernel's RLIMIT_CPU kill, whose
+        # rusage can read a few ms under the limit (tick accounting)
+        return _Call(Status.TIMEOUT, "cpu_limit")
     if facts.oom:
         return _Call(Status.RUNTIME_ERROR, "oom")
     if facts.killed:  # output_limit:stdout|stderr, answer_limit

@@ -27,6 +27,7 @@ import struct
 import sys
 import time
 import traceback
+import types
 
 for _warm in ("bisect", "collections", "copy", "dataclasses", "decimal", "fractions", "functools", "heapq",
               "itertools", "math", "operator", "random", "re", "statistics", "string", "typing"):
@@ -39,6 +40,8 @@ except ImportError:
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
+SHARED_DIRS = ("/dev/shm", "/dev/mqueue")  # writable by any uid, outside the wiped folder
+IPC_KINDS = ("shm", "msg", "sem")  # System V objects outlive their creator unless removed
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
              "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
@@ -137,13 +140,16 @@ class Supervisor:
         except BaseException:  # the sandbox could not be set up: no result frame, reported as no_result
             os._exit(70)
         sys.stdin = open(0, closefd=False)
-        sys.stdout = open(1, "w", closefd=False)
-        sys.stderr = open(2, "w", closefd=False)
+        sys.stdout = stdout = open(1, "w", closefd=False)
+        sys.stderr = stderr = open(2, "w", closefd=False)
         result = open(RESULT_FD, "wb", closefd=False)
         header: dict = {"kind": "answer"}
         body = b""
         try:
-            namespace = {"__name__": "__solver__", "__builtins__": __builtins__}
+            module = types.ModuleType("__solver__")  # importable by name: pickle (multiprocessing) finds its functions
+            sys.modules[module.__name__] = module
+            namespace = module.__dict__
+            namespace["__builtins__"] = __builtins__
             exec(self.code, namespace)
             entry = namespace.get(self.entry)
             if not callable(entry):
@@ -159,8 +165,12 @@ class Supervisor:
         except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
             header = {"kind": "exception", "type": type(exc).__name__, "message": str(exc)[:300],
                       "traceback": traceback.format_exc()[-3000:]}
+        for stream in (stdout, stderr):  # ours: the program may have closed fd 1 or replaced sys.stdout
+            try:
+                stream.flush()
+            except BaseException:  # noqa: B036 — lost output never costs the answer
+                pass
         try:
-            sys.stdout.flush()
             result.write(json.dumps(header).encode() + b"\n" + body)
             result.flush()
         finally:
@@ -275,16 +285,21 @@ class Supervisor:
         return {"leftovers": left, "survivors": count()}
 
     def scratch_is_clean(self) -> bool:
-        """True when the wiped folder holds nothing but an empty scratch folder (unreadable counts as dirty)."""
+        """True when the wiped folder holds nothing but an empty scratch folder and, with a solver uid, no
+        shared memory or IPC object is left (unreadable counts as dirty)."""
         try:
             inside = os.listdir(self.wipe)
-            return (inside == [] or inside == [os.path.basename(self.scratch)]) and os.listdir(self.scratch) == []
+            files = (inside == [] or inside == [os.path.basename(self.scratch)]) and os.listdir(self.scratch) == []
+            shared = [] if self.solver is None else [name for folder in SHARED_DIRS if os.path.isdir(folder)
+                                                     for name in os.listdir(folder)]
         except OSError:
             return False
+        return files and not shared and (self.solver is None or not any(_ipc_ids(kind, self.solver[0]) for kind in IPC_KINDS))
 
     def reset_as_solver(self) -> None:
         _kill_all_of_my_uid()
         _wipe(self.wipe)
+        _remove_shared()
         os.makedirs(self.scratch, exist_ok=True)
 
     # -- cgroup facts --------------------------------------------------------------------------
@@ -429,6 +444,29 @@ def _reap_orphans() -> None:
             return
         if pid == 0:
             return
+
+
+def _ipc_ids(kind: str, uid: int) -> list[int]:
+    """Ids of the System V `kind` objects (shm, msg, sem) that `uid` owns."""
+    try:
+        with open(f"/proc/sysvipc/{kind}") as handle:
+            header, *rows = [line.split() for line in handle]
+        owner = header.index("uid")
+        return [int(row[1]) for row in rows if int(row[owner]) == uid]
+    except (OSError, ValueError, IndexError):
+        return []
+
+
+def _remove_shared() -> None:
+    """As the solver: delete its POSIX shared memory and message queues and its System V objects."""
+    import ctypes
+
+    for folder in SHARED_DIRS:
+        _wipe(folder)
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, control in zip(IPC_KINDS, (libc.shmctl, libc.msgctl, libc.semctl)):
+        for ident in _ipc_ids(kind, os.getuid()):
+            control(ident, 0, 0)  # IPC_RMID is 0: shmctl/msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID)
 
 
 def _wipe(path: str) -> None:

@@ -7,6 +7,7 @@ program is loaded once per container (one `docker exec`), then each instance cos
 from __future__ import annotations
 
 import os
+import random
 import socket
 import struct
 import time
@@ -24,10 +25,18 @@ from ._types import MIB, Limits
 
 IMAGE = "codebench-sandbox:latest"
 API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still serve it
-SOLVER_UID = 10001
+# The kernel counts RLIMIT_NPROC per uid across every container: a fork bomb in one worker would starve
+# the others if they shared a solver uid. Each worker gets its own, drawn at random so that concurrent
+# runs on one host do not share one either (the supervisor needs no user account for it).
+SOLVER_UIDS = range(20000, 60000)
 LABEL = "org.codebench"  # every container carries {LABEL}.owner, {LABEL}.run, {LABEL}.role
-SUPERVISOR = ["python3", "-I", "/opt/codebench/supervisor.py", "--solver-uid", str(SOLVER_UID),
-              "--scratch", "/tmp/work", "--wipe", "/tmp", "--cgroup", "/sys/fs/cgroup"]
+
+
+def supervisor_command(solver_uid: int) -> list[str]:
+    return ["python3", "-I", "/opt/codebench/supervisor.py", "--solver-uid", str(solver_uid),
+            "--scratch", "/tmp/work", "--wipe", "/tmp", "--cgroup", "/sys/fs/cgroup"]
+
+
 SUPERVISOR_OVERHEAD_MIB = 96  # the warm interpreter (numpy imported) beside the solver
 ENGINE_FIX = "start the Docker engine: sudo scripts/ensure-docker (installs docker.io and starts dockerd)"
 
@@ -91,8 +100,9 @@ def hardening(limits: Limits) -> dict[str, Any]:
 class ExecTransport:
     """A supervisor started with `docker exec`, over the engine's multiplexed stream socket."""
 
-    def __init__(self, client: docker.DockerClient, container_id: str) -> None:
-        exec_id = client.api.exec_create(container_id, SUPERVISOR, stdin=True, stdout=True, stderr=True)["Id"]
+    def __init__(self, client: docker.DockerClient, container_id: str, solver_uid: int) -> None:
+        exec_id = client.api.exec_create(container_id, supervisor_command(solver_uid), stdin=True, stdout=True,
+                                         stderr=True)["Id"]
         self.response = client.api.exec_start(exec_id, socket=True)
         self.sock: socket.socket = getattr(self.response, "_sock", self.response)
         self.buffer = bytearray()
@@ -152,8 +162,10 @@ class ExecTransport:
 class DockerWorker:
     """One warm hardened container; recycled (removed and recreated) whenever it misbehaves."""
 
-    def __init__(self, client: docker.DockerClient, image: str, limits: Limits, run_id: str, cpuset: str | None) -> None:
+    def __init__(self, client: docker.DockerClient, image: str, limits: Limits, run_id: str, cpuset: str | None,
+                 solver_uid: int) -> None:
         self.client, self.image, self.limits, self.run_id, self.cpuset = client, image, limits, run_id, cpuset
+        self.solver_uid = solver_uid
         self.container: Any = None
         self.start()
 
@@ -169,7 +181,7 @@ class DockerWorker:
 
     def open_session(self) -> Session:
         try:
-            return Session(ExecTransport(self.client, self.container.id))
+            return Session(ExecTransport(self.client, self.container.id, self.solver_uid))
         except docker.errors.DockerException as exc:
             raise SandboxError(f"docker exec failed: {exc}") from None
 
@@ -200,8 +212,8 @@ class DockerBackend(WorkerPool):
         run_id = uuid.uuid4().hex[:12]
         started: list[DockerWorker] = []
         try:
-            for index in range(count):
-                started.append(DockerWorker(self.client, image, limits, run_id, str(index % cores)))
+            for index, uid in enumerate(random.sample(SOLVER_UIDS, count)):
+                started.append(DockerWorker(self.client, image, limits, run_id, str(index % cores), uid))
         except SandboxError:
             for worker in started:
                 worker.close()

@@ -1,0 +1,25 @@
+"""Prints, closes fd 1 (and stdin), then answers correctly: the answer travels on its own channel."""
+
+import os
+
+
+def hanoi(instance):
+    """A correct answer for any Hanoi instance."""
+    moves = []
+
+    def go(k, a, b, c):
+        if k:
+            go(k - 1, a, c, b)
+            moves.append([k, a, b])
+            go(k - 1, c, b, a)
+
+    (spare,) = set(instance["pegs"]) - {instance["start"], instance["goal"]}
+    go(instance["n"], instance["start"], instance["goal"], spare)
+    return {"moves": moves}
+
+
+def solve(instance):
+    print("last words")
+    os.close(1)
+    os.close(0)
+    return hanoi(instance)

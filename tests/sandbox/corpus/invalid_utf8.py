@@ -1,0 +1,24 @@
+"""Writes bytes that are not UTF-8 to stdout, then answers correctly."""
+
+import sys
+
+
+def hanoi(instance):
+    """A correct answer for any Hanoi instance."""
+    moves = []
+
+    def go(k, a, b, c):
+        if k:
+            go(k - 1, a, c, b)
+            moves.append([k, a, b])
+            go(k - 1, c, b, a)
+
+    (spare,) = set(instance["pegs"]) - {instance["start"], instance["goal"]}
+    go(instance["n"], instance["start"], instance["goal"], spare)
+    return {"moves": moves}
+
+
+def solve(instance):
+    sys.stdout.buffer.write(b"before \xff\xfe\xc3\x28 after\n")
+    sys.stdout.buffer.flush()
+    return hanoi(instance)

@@ -1,0 +1,5 @@
+"""Defines everything but solve()."""
+
+
+def solver(instance):
+    return {"moves": []}

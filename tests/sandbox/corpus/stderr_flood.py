@@ -1,0 +1,8 @@
+"""Writes to stderr without end."""
+
+import sys
+
+
+def solve(instance):
+    while True:
+        sys.stderr.write("warning " * 20 + "\n")

@@ -1,0 +1,6 @@
+"""Prints without end."""
+
+
+def solve(instance):
+    while True:
+        print("spam " * 20)
