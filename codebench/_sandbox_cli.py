@@ -113,9 +113,7 @@ def check(
     limits = Limits(cpu_s=cpu, memory_mib=memory)
     level_list, seed_list = parse_range(levels, "--levels"), parse_range(seeds, "--seeds")
     try:
-        with get_backend(backend, limits, workers) as sandbox:
-            if getattr(sandbox, "notice", None):
-                status.print(f"[yellow]{sandbox.notice}[/]", highlight=False, soft_wrap=True)
+        with get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                           console=status, transient=True) as progress:
                 task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))
