@@ -1,0 +1,223 @@
+"""Metrics over execution rows: per-cell rates, unbiased pass@k, best-of-n, and the collapse threshold λ*.
+
+Pure functions over `ExecutionRow`s (the run store produces them); imports only the standard library.
+A cell is one (model, mode, puzzle, level). Infrastructure statuses (`sandbox_error`, `api_error`) say
+nothing about the program: they are counted apart and never enter a denominator.
+
+λ* follows the seed paper (§ "Reasoning Collapse"): λ* = argmax_λ |dAcc/dλ| at the steepest *decline*.
+With levels at discrete λ the derivative is the finite difference between adjacent levels,
+(Acc_i − Acc_{i+1}) / (λ_{i+1} − λ_i), located at the midpoint of the two λ. Dividing by the λ gap
+is the paper's derivative; it equals "the largest drop" only when levels are evenly spaced in λ.
+Rises are not collapse, so only positive declines count; none → λ* is None.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+LEGAL = "legal"
+STATUSES = ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer")
+INFRA_STATUSES = ("sandbox_error", "api_error")
+
+
+@dataclass(frozen=True)
+class ExecutionRow:
+    """One sample's program (or answer) judged on one instance, as the run store reports it."""
+
+    model: str
+    mode: str
+    puzzle: str
+    level: int
+    instance_id: str
+    sample: int
+    status: str
+    detail: str
+    complexity: float | None  # the instance's scalar λ; None → the level number
+
+
+@dataclass(frozen=True)
+class CellMetrics:
+    """One (model, mode, puzzle, level); rates are NaN when no execution counted (all infrastructure)."""
+
+    model: str
+    mode: str
+    puzzle: str
+    level: int
+    instances: int  # instances with at least one counted execution
+    samples: int  # counted samples per instance, the largest
+    executions: int  # counted executions (infrastructure excluded)
+    legal_rate: float
+    status_counts: dict[str, int]
+    infra_counts: dict[str, int]
+    pass_at: dict[int, float]  # k → mean over instances of pass@k (each with its own n, c); only k ≤ min n
+    oracle_best_of_n: float  # fraction of instances with any legal sample
+    best_sample_mean: float  # PuzzlePlex's best-of-n: the best single sample's mean legal rate over instances
+    mean_complexity: float  # mean λ of the counted instances
+
+
+@dataclass(frozen=True)
+class CollapseThreshold:
+    """λ* for one (model, mode, puzzle) with its 95% bootstrap interval; all None when accuracy never declines."""
+
+    model: str
+    mode: str
+    puzzle: str
+    lambda_star: float | None
+    low: float | None
+    high: float | None
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k (Chen et al. 2021): 1 − C(n−c, k)/C(n, k), as a product so large n never overflows.
+
+    Raises:
+        ValueError: c outside 0..n, or k outside 1..n (pass@k needs at least k samples).
+    """
+    if not 0 <= c <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n correct samples, got n={n}, c={c}")
+    if not 1 <= k <= n:
+        raise ValueError(f"pass@{k} needs 1 <= k <= n, but only n={n} samples were drawn")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+@dataclass
+class _Tally:
+    """One cell's rows while they are read (mutable, private)."""
+
+    outcomes: dict[str, dict[int, str]] = field(default_factory=dict)  # instance → sample → status, counted rows
+    lambdas: dict[str, float] = field(default_factory=dict)  # instance → λ, counted instances
+    infra: Counter[str] = field(default_factory=Counter)
+
+
+_Key = tuple[str, str, str, int]
+
+
+def _tally(rows: Iterable[ExecutionRow]) -> dict[_Key, _Tally]:
+    """Group rows by cell; a repeated counted (instance, sample) is refused because it would be double-counted."""
+    tallies: defaultdict[_Key, _Tally] = defaultdict(_Tally)
+    for row in rows:
+        tally = tallies[(row.model, row.mode, row.puzzle, row.level)]
+        if row.status in INFRA_STATUSES:
+            tally.infra[row.status] += 1
+            continue
+        samples = tally.outcomes.setdefault(row.instance_id, {})
+        if row.sample in samples:
+            raise ValueError(f"two counted executions of sample {row.sample} of {row.model} ({row.mode}) on {row.instance_id}: "
+                             "the rows hold a duplicate, which would be counted twice")
+        samples[row.sample] = row.status
+        tally.lambdas.setdefault(row.instance_id, float(row.level if row.complexity is None else row.complexity))
+    return tallies
+
+
+def ordered_counts(counts: Counter[str], order: Sequence[str]) -> dict[str, int]:
+    """Non-zero counts, known statuses in their fixed order, then any others alphabetically."""
+    names = [s for s in order if counts[s]] + sorted(s for s in counts if s not in order and counts[s])
+    return {name: counts[name] for name in names}
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return statistics.fmean(values) if values else math.nan
+
+
+def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
+    """The distinct k asked for, ascending.
+
+    Raises:
+        ValueError: a k below 1.
+    """
+    wanted = tuple(sorted(set(ks)))
+    if wanted and wanted[0] < 1:
+        raise ValueError(f"pass@k needs k >= 1, got k={wanted[0]}")
+    return wanted
+
+
+def cell_metrics(rows: Sequence[ExecutionRow], ks: Sequence[int]) -> list[CellMetrics]:
+    """One CellMetrics per (model, mode, puzzle, level), sorted by that key."""
+    wanted = check_ks(ks)
+    return [_cell(key, tally, wanted) for key, tally in sorted(_tally(rows).items())]
+
+
+def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...]) -> CellMetrics:
+    outcomes = tally.outcomes
+    statuses = Counter(status for samples in outcomes.values() for status in samples.values())
+    executions = sum(statuses.values())
+    correct = {instance: sum(s == LEGAL for s in samples.values()) for instance, samples in outcomes.items()}
+    drawn = {instance: len(samples) for instance, samples in outcomes.items()}
+    fewest = min(drawn.values(), default=0)
+    by_sample: defaultdict[int, list[bool]] = defaultdict(list)
+    for samples in outcomes.values():
+        for sample, status in samples.items():
+            by_sample[sample].append(status == LEGAL)
+    return CellMetrics(
+        *key, instances=len(outcomes), samples=max(drawn.values(), default=0), executions=executions,
+        legal_rate=statuses[LEGAL] / executions if executions else math.nan,
+        status_counts=ordered_counts(statuses, STATUSES), infra_counts=ordered_counts(tally.infra, INFRA_STATUSES),
+        pass_at={k: _mean(pass_at_k(drawn[i], correct[i], k) for i in outcomes) for k in ks if k <= fewest},
+        oracle_best_of_n=_mean(correct[i] > 0 for i in outcomes),
+        best_sample_mean=max((statistics.fmean(legal) for legal in by_sample.values()), default=math.nan),
+        mean_complexity=_mean(tally.lambdas.values()))
+
+
+_Instance = tuple[float, int, int]  # (λ, legal executions, counted executions)
+_Level = tuple[int, list[_Instance]]
+
+
+def collapse_thresholds(rows: Sequence[ExecutionRow], *, boot: int = 1000, seed: int = 0) -> list[CollapseThreshold]:
+    """λ* per (model, mode, puzzle), sorted, with the 2.5 % and 97.5 % percentiles of λ* over `boot` resamples.
+
+    Each resample draws every level's instances with replacement (random.Random(seed), fresh per group,
+    so a group's interval does not depend on the others) and recomputes λ*; resamples without a decline
+    are left out of the percentiles. boot=0 gives no interval.
+    """
+    if boot < 0:
+        raise ValueError(f"boot must be >= 0, got {boot}")
+    groups: defaultdict[tuple[str, str, str], list[_Level]] = defaultdict(list)
+    for (model, mode, puzzle, level), tally in sorted(_tally(rows).items()):
+        instances = [(tally.lambdas[i], sum(s == LEGAL for s in samples.values()), len(samples))
+                     for i, samples in tally.outcomes.items()]
+        if instances:
+            groups[(model, mode, puzzle)].append((level, instances))
+    return [_threshold(key, levels, boot, seed) for key, levels in groups.items()]
+
+
+def _threshold(key: tuple[str, str, str], levels: list[_Level], boot: int, seed: int) -> CollapseThreshold:
+    point = steepest_decline(levels)
+    if point is None:
+        return CollapseThreshold(*key, None, None, None)
+    rng = random.Random(seed)
+    estimates = [steepest_decline([(level, rng.choices(instances, k=len(instances))) for level, instances in levels])
+                 for _ in range(boot)]
+    low, high = _interval([e for e in estimates if e is not None])
+    return CollapseThreshold(*key, point, low, high)
+
+
+def steepest_decline(levels: Sequence[_Level]) -> float | None:
+    """Midpoint λ of the adjacent pair of levels (ordered by mean λ) whose legal rate falls fastest per unit λ."""
+    points = sorted((statistics.fmean(lam for lam, _, _ in instances), level,
+                     sum(legal for _, legal, _ in instances) / sum(n for _, _, n in instances))
+                    for level, instances in levels)
+    best: tuple[float, float] | None = None  # (slope, midpoint)
+    for (lam0, _, acc0), (lam1, _, acc1) in zip(points, points[1:]):
+        drop = acc0 - acc1
+        if drop <= 0:
+            continue
+        slope = drop / (lam1 - lam0) if lam1 > lam0 else math.inf  # two levels at one λ: a vertical step
+        if best is None or slope > best[0]:
+            best = (slope, (lam0 + lam1) / 2)
+    return None if best is None else best[1]
+
+
+def _interval(values: list[float]) -> tuple[float | None, float | None]:
+    """The 2.5 % and 97.5 % percentiles (linear interpolation between order statistics)."""
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (None, None)
+    cuts = statistics.quantiles(values, n=40, method="inclusive")
+    return cuts[0], cuts[-1]

@@ -1,0 +1,198 @@
+"""The run report: metrics gathered into one `Report`, rendered as a plain-text table, markdown, CSV or JSON.
+
+Pure functions over rows; imports only the standard library and `_metrics`, `_errors`. Rates print
+with three decimals, "-" where nothing was counted; infrastructure failures are shown apart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ._errors import InputError
+from ._metrics import (
+    INFRA_STATUSES,
+    LEGAL,
+    STATUSES,
+    CellMetrics,
+    CollapseThreshold,
+    ExecutionRow,
+    cell_metrics,
+    check_ks,
+    collapse_thresholds,
+    ordered_counts,
+)
+
+FORMATS = ("table", "md", "csv", "json")
+LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
+          "best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances",
+          "pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more")
+COLLAPSE_TITLE = "collapse threshold λ* (steepest decline of the legal rate per unit λ; 95% bootstrap interval over instances)"
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The whole run: counted executions and their statuses, infrastructure failures apart."""
+
+    rows: int
+    executions: int
+    legal_rate: float
+    status_counts: dict[str, int]
+    infra_counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Report:
+    ks: tuple[int, ...]
+    cells: tuple[CellMetrics, ...]
+    thresholds: tuple[CollapseThreshold, ...]
+    totals: Totals
+
+
+def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0) -> Report:
+    """Cells, collapse thresholds and totals of one set of rows."""
+    statuses = Counter(row.status for row in rows)
+    counted = Counter({s: n for s, n in statuses.items() if s not in INFRA_STATUSES})
+    executions = sum(counted.values())
+    totals = Totals(len(rows), executions, counted[LEGAL] / executions if executions else math.nan,
+                    ordered_counts(counted, STATUSES), ordered_counts(statuses - counted, INFRA_STATUSES))
+    return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals)
+
+
+def render_report(report: Report, fmt: str) -> str:
+    """The report as text in `fmt` (table, md, csv or json).
+
+    Raises:
+        InputError: an unknown format.
+    """
+    renderers: dict[str, Callable[[Report], str]] = {"table": _table, "md": _markdown, "csv": _csv, "json": _json}
+    if fmt not in renderers:
+        raise InputError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return renderers[fmt](report)
+
+
+def _rate(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.3f}"
+
+
+def _lam(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.4g}"
+
+
+def _mix(counts: dict[str, int]) -> str:
+    return " ".join(f"{status}:{n}" for status, n in counts.items()) or "-"
+
+
+def _failures(cell: CellMetrics) -> dict[str, int]:
+    return {status: n for status, n in cell.status_counts.items() if status != LEGAL}
+
+
+def _interval(threshold: CollapseThreshold) -> str:
+    if threshold.lambda_star is None:
+        return "no decline"
+    return "-" if threshold.low is None else f"[{_lam(threshold.low)}, {_lam(threshold.high)}]"
+
+
+def _summary(totals: Totals) -> str:
+    infra = f"; infrastructure failures, not counted: {_mix(totals.infra_counts)}" if totals.infra_counts else ""
+    return f"{totals.executions} executions, legal rate {_rate(totals.legal_rate)}{infra}"
+
+
+def _cell_columns(report: Report) -> list[str]:
+    return ["level", "λ", "inst", "n", "exec", "legal", *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample"]
+
+
+def _cell_values(report: Report, cell: CellMetrics) -> list[str]:
+    passes = [_rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
+    return [str(cell.level), _lam(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
+            _rate(cell.legal_rate), *passes, _rate(cell.oracle_best_of_n), _rate(cell.best_sample_mean)]
+
+
+def _align(rows: list[list[str]], numeric: range) -> list[str]:
+    """Columns padded to their widest entry; the `numeric` columns right-aligned, the others left."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(v.rjust(w) if i in numeric else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
+            for row in rows]
+
+
+def _table(report: Report) -> str:
+    lines = [f"codebench report: {_summary(report.totals)}"]
+    groups: dict[tuple[str, str], list[CellMetrics]] = {}
+    for cell in report.cells:
+        groups.setdefault((cell.model, cell.mode), []).append(cell)
+    for (model, mode), cells in groups.items():
+        header = ["puzzle", *_cell_columns(report), "failures", "infra"]
+        body = [[c.puzzle, *_cell_values(report, c), _mix(_failures(c)), _mix(c.infra_counts)] for c in cells]
+        lines += ["", f"{model} · {mode}", *_align([header, *body], numeric=range(1, len(header) - 2))]
+    if report.thresholds:
+        rows = [["model", "mode", "puzzle", "λ*", "interval"],
+                *([t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds)]
+        lines += ["", COLLAPSE_TITLE, *_align(rows, numeric=range(3, 4))]
+    lines += ["", *LEGEND]
+    return "\n".join(lines) + "\n"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(_md_escape(v) for v in row) + " |" for row in rows)]
+
+
+def _markdown(report: Report) -> str:
+    lines = ["# codebench report", "", _summary(report.totals), "", "## Cells", ""]
+    header = ["model", "mode", "puzzle", *_cell_columns(report), "failures", "infra"]
+    lines += _md_table(header, [[c.model, c.mode, c.puzzle, *_cell_values(report, c), _mix(_failures(c)), _mix(c.infra_counts)]
+                                for c in report.cells])
+    lines += ["", "## Collapse thresholds", "", COLLAPSE_TITLE + ".", ""]
+    lines += _md_table(["model", "mode", "puzzle", "λ*", "interval"],
+                       [[t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds])
+    lines += ["", *(f"- {line}" for line in LEGEND)]
+    return "\n".join(lines) + "\n"
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None or math.isnan(value) else repr(value)
+
+
+def _csv(report: Report) -> str:
+    """One row per cell at full precision; its group's λ* repeated on every level; empty where nothing was counted."""
+    seen = {s for c in report.cells for s in (*c.status_counts, *c.infra_counts)}
+    statuses = [*STATUSES, *sorted(seen - set(STATUSES) - set(INFRA_STATUSES)), *INFRA_STATUSES]
+    thresholds = {(t.model, t.mode, t.puzzle): t for t in report.thresholds}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions", "legal_rate",
+                     *(f"pass@{k}" for k in report.ks), "oracle_best_of_n", "best_sample_mean", *statuses,
+                     "lambda_star", "lambda_low", "lambda_high"])
+    for c in report.cells:
+        counts = {**c.status_counts, **c.infra_counts}
+        t = thresholds.get((c.model, c.mode, c.puzzle))
+        writer.writerow([c.model, c.mode, c.puzzle, c.level, _number(c.mean_complexity), c.instances, c.samples, c.executions,
+                         _number(c.legal_rate), *(_number(c.pass_at.get(k)) for k in report.ks), _number(c.oracle_best_of_n),
+                         _number(c.best_sample_mean), *(counts.get(s, 0) for s in statuses),
+                         *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
+    return out.getvalue()
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: NaN → null, integer keys → strings (what json would do), recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _json(report: Report) -> str:
+    return json.dumps(_plain(asdict(report)), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,151 @@
+"""The report: totals, and the same metrics rendered as a plain-text table (golden), markdown, CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+
+from codebench._errors import InputError
+from codebench._metrics import ExecutionRow
+from codebench._report import Report, build_report, render_report
+
+
+def r(puzzle: str, level: int, instance: str, sample: int, status: str, complexity: float | None,
+      model: str = "m") -> ExecutionRow:
+    return ExecutionRow(model, "code", puzzle, level, instance, sample, status, "", complexity)
+
+
+ROWS = [
+    r("hanoi", 1, "h1a", 0, "legal", 3.0), r("hanoi", 1, "h1a", 1, "legal", 3.0),
+    r("hanoi", 1, "h1b", 0, "legal", 3.0), r("hanoi", 1, "h1b", 1, "rule_violation", 3.0),
+    r("hanoi", 2, "h2a", 0, "rule_violation", 4.0), r("hanoi", 2, "h2a", 1, "runtime_error", 4.0),
+    r("hanoi", 2, "h2b", 0, "legal", 4.0), r("hanoi", 2, "h2b", 1, "sandbox_error", 4.0),
+    r("sat", 1, "s1a", 0, "timeout", None), r("sat", 1, "s1a", 1, "api_error", None),
+    r("sat", 2, "s2a", 0, "api_error", None),  # a cell where nothing ran
+]
+
+GOLDEN_TABLE = """\
+codebench report: 8 executions, legal rate 0.500; infrastructure failures, not counted: sandbox_error:1 api_error:2
+
+m · code
+puzzle  level  λ  inst  n  exec  legal  pass@1  pass@2  any-legal  best-sample  failures                          infra
+hanoi       1  3     2  2     4  0.750   0.750   1.000      1.000        1.000  rule_violation:1                  -
+hanoi       2  4     2  2     3  0.333   0.500       -      0.500        0.500  rule_violation:1 runtime_error:1  sandbox_error:1
+sat         1  1     1  1     1  0.000   0.000       -      0.000        0.000  timeout:1                         api_error:1
+sat         2  -     0  0     0      -       -       -          -            -  -                                 api_error:1
+
+collapse threshold λ* (steepest decline of the legal rate per unit λ; 95% bootstrap interval over instances)
+model  mode  puzzle   λ*  interval
+m      code  hanoi   3.5  [3.5, 3.5]
+m      code  sat       -  no decline
+
+any-legal: oracle best-of-n, the fraction of instances where any sample is legal
+best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances
+pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more
+"""
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    return build_report(ROWS, ks=[2, 1, 2], boot=200)
+
+
+def test_totals_count_infrastructure_apart(report: Report) -> None:
+    totals = report.totals
+    assert (totals.rows, totals.executions, totals.legal_rate) == (11, 8, 0.5)
+    assert totals.status_counts == {"legal": 4, "rule_violation": 2, "runtime_error": 1, "timeout": 1}
+    assert totals.infra_counts == {"sandbox_error": 1, "api_error": 2}
+    assert report.ks == (1, 2)
+    assert [(c.puzzle, c.level) for c in report.cells] == [("hanoi", 1), ("hanoi", 2), ("sat", 1), ("sat", 2)]
+
+
+def test_table_golden(report: Report) -> None:
+    assert render_report(report, "table") == GOLDEN_TABLE
+
+
+def test_table_shows_every_cells_legal_rate() -> None:
+    rows = [r("hanoi", level, f"i{level}/{i}", 0, "legal" if i < level else "timeout", None, model=model)
+            for model in ("a", "b") for level in range(1, 4) for i in range(7)]
+    report = build_report(rows, ks=[1], boot=20)
+    text = render_report(report, "table")
+    assert "a · code" in text and "b · code" in text
+    for cell in report.cells:
+        line = next(line for line in text.splitlines() if line.startswith(f"hanoi       {cell.level}"))
+        assert f"{cell.legal_rate:.3f}" in text and f"{cell.level / 7:.3f}" in line
+
+
+def test_markdown_has_github_tables(report: Report) -> None:
+    lines = render_report(report, "md").splitlines()
+    header = ("| model | mode | puzzle | level | λ | inst | n | exec | legal | pass@1 | pass@2 | any-legal | best-sample"
+              " | failures | infra |")
+    at = lines.index(header)
+    assert lines[at + 1] == "|" + "---|" * 15
+    assert lines[at + 3] == ("| m | code | hanoi | 2 | 4 | 2 | 2 | 3 | 0.333 | 0.500 | - | 0.500 | 0.500"
+                             " | rule_violation:1 runtime_error:1 | sandbox_error:1 |")
+    assert "| m | code | hanoi | 3.5 | [3.5, 3.5] |" in lines
+    assert "| m | code | sat | - | no decline |" in lines
+
+
+def test_markdown_escapes_pipes_in_names() -> None:
+    text = render_report(build_report([r("hanoi", 1, "a", 0, "legal", None, model="x|y")], ks=[1], boot=0), "md")
+    assert "| x\\|y | code | hanoi | 1 |" in text
+
+
+def test_csv_parses_back_with_one_row_per_cell(report: Report) -> None:
+    rows = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
+    assert list(rows[0]) == ["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions",
+                             "legal_rate", "pass@1", "pass@2", "oracle_best_of_n", "best_sample_mean", "legal", "rule_violation",
+                             "runtime_error", "syntax_error", "timeout", "no_code", "no_answer", "sandbox_error", "api_error",
+                             "lambda_star", "lambda_low", "lambda_high"]
+    assert len(rows) == len(report.cells) == 4
+    hanoi2 = rows[1]
+    assert (hanoi2["puzzle"], hanoi2["level"], hanoi2["executions"]) == ("hanoi", "2", "3")
+    assert float(hanoi2["legal_rate"]) == 1 / 3  # full precision
+    assert (hanoi2["pass@2"], hanoi2["sandbox_error"], hanoi2["lambda_star"]) == ("", "1", "3.5")
+    empty = rows[3]
+    assert (empty["legal_rate"], empty["api_error"], empty["instances"], empty["lambda_star"]) == ("", "1", "0", "")
+
+
+def test_csv_gets_a_column_for_a_status_it_does_not_know() -> None:
+    report = build_report([r("hanoi", 1, "a", 0, "legal", None), r("hanoi", 1, "a", 1, "refused", None)], ks=[1], boot=0)
+    header = render_report(report, "csv").splitlines()[0].split(",")
+    assert header[header.index("no_answer") + 1] == "refused"
+    assert report.cells[0].status_counts == {"legal": 1, "refused": 1}
+
+
+def test_json_round_trips_with_everything(report: Report) -> None:
+    text = render_report(report, "json")
+    data = json.loads(text)
+    assert json.dumps(data, indent=2, ensure_ascii=False) + "\n" == text
+    assert data["ks"] == [1, 2]
+    assert data["cells"][1] == {
+        "model": "m", "mode": "code", "puzzle": "hanoi", "level": 2, "instances": 2, "samples": 2, "executions": 3,
+        "legal_rate": 1 / 3, "status_counts": {"legal": 1, "rule_violation": 1, "runtime_error": 1},
+        "infra_counts": {"sandbox_error": 1}, "pass_at": {"1": 0.5}, "oracle_best_of_n": 0.5, "best_sample_mean": 0.5,
+        "mean_complexity": 4.0}
+    assert data["cells"][3]["legal_rate"] is None and data["cells"][3]["infra_counts"] == {"api_error": 1}
+    assert data["thresholds"] == [
+        {"model": "m", "mode": "code", "puzzle": "hanoi", "lambda_star": 3.5, "low": 3.5, "high": 3.5},
+        {"model": "m", "mode": "code", "puzzle": "sat", "lambda_star": None, "low": None, "high": None}]
+    assert data["totals"] == {"rows": 11, "executions": 8, "legal_rate": 0.5,
+                              "status_counts": {"legal": 4, "rule_violation": 2, "runtime_error": 1, "timeout": 1},
+                              "infra_counts": {"sandbox_error": 1, "api_error": 2}}
+    assert "NaN" not in text
+
+
+def test_an_empty_run_renders_in_every_format() -> None:
+    report = build_report([], ks=[1])
+    assert math.isnan(report.totals.legal_rate)
+    assert render_report(report, "table").startswith("codebench report: 0 executions, legal rate -\n")
+    assert json.loads(render_report(report, "json"))["cells"] == []
+    assert len(render_report(report, "csv").splitlines()) == 1
+    assert "## Cells" in render_report(report, "md")
+
+
+def test_unknown_format_says_which_exist(report: Report) -> None:
+    with pytest.raises(InputError, match="table, md, csv, json"):
+        render_report(report, "html")
