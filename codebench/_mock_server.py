@@ -1,0 +1,286 @@
+"""A built-in OpenAI-compatible chat-completions server on loopback, for the tests and the demo.
+
+It reads the puzzle from a `codebench-puzzle: NAME` line of the prompt and answers as a model of the chosen
+behaviour would: `oracle` with the real oracle program (`codebench.oracles`), `wrong`, `syntax_error`,
+`timeout`, `crash`, `no_code`, or a seeded `mixed` of them. The request's `model` picks the behaviour when it
+names one (else the server default); the models in FAULTS make the server misbehave instead. Latency, 429 and
+500 answers can be injected. Imports the standard library (http.server), typer for the command, and oracles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ._errors import InputError
+from .oracles import ORACLES, oracle_source
+
+BEHAVIORS = ("oracle", "wrong", "syntax_error", "timeout", "crash", "no_code", "mixed")
+FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
+MIXED_WEIGHTS = {"oracle": 5, "wrong": 1, "syntax_error": 1, "timeout": 1, "crash": 1, "no_code": 1}
+DEFAULT_PORT = 8089  # the `mock` preset's URL points here
+MARKER = re.compile(r"^codebench-puzzle:[ \t]*([A-Za-z0-9_-]+)[ \t]*$", re.MULTILINE)
+WRONG = {  # a well-formed answer the validator rejects on every instance of the puzzle
+    "hanoi": 'return {"moves": [[instance["n"], instance["start"], instance["goal"]]]}  # the whole tower at once',
+    "checkers": 'return {"moves": []}  # the board is already swapped',
+    "river": 'return {"trips": [list(instance["people"])]}  # everyone crosses together',
+    "sat": 'clause = instance["clauses"][0]\n    assignment = {str(abs(v)): v < 0 for c in instance["clauses"] for v in c}\n'
+           '    assignment.update({str(abs(v)): v < 0 for v in clause})  # every literal of clause 0 false\n'
+           '    return {"assignment": assignment}',
+    "cryptarithm": 'letters = set("".join(instance["addends"]) + instance["result"])\n    return {"mapping": {c: 0 for c in letters}}',
+    "coloring": 'return {"coloring": {str(v): 1 for v in range(instance["num_nodes"])}}  # one colour for all',
+    "waterjug": 'return {"steps": ["Fill A"]}  # a full jug is never the target',
+    "sudoku": 'return {"grid": [[value or 1 for value in row] for row in instance["grid"]]}  # every blank a 1',
+    "rubik": 'return {"moves": ""}  # the cube is already solved',
+}
+PROGRAMS = {
+    "syntax_error": 'def solve(instance)\n    answer = {key: instance[key] for key in instance\n    return answer\n',
+    "timeout": 'def solve(instance):\n    size = 1\n    while True:  # try every candidate of every size\n        size += 1\n',
+    "crash": 'def solve(instance):\n    keys = sorted(instance)\n    return {keys[0]: instance[keys[len(keys)]]}\n',
+}
+NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first search over states, stopping at the first "
+           "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
+
+
+def reply_text(behavior: str, puzzle: str | None) -> str:
+    """What a model of this behaviour says (`mixed` excluded: it picks one of these per request).
+
+    Raises:
+        ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
+    """
+    if behavior in ("oracle", "wrong") and puzzle not in ORACLES:
+        raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
+    if behavior == "oracle":
+        return f"Here is a program that solves any {puzzle} instance.\n\n```python\n{oracle_source(str(puzzle))}```\n"
+    if behavior == "wrong":
+        return f"This builds the answer directly.\n\n```python\ndef solve(instance):\n    {WRONG[str(puzzle)]}\n```\n"
+    if behavior == "no_code":
+        return NO_CODE
+    return f"Here is my solution.\n\n```python\n{PROGRAMS[behavior]}```\n"
+
+
+def mixed_choice(seed: int, request_seed: object, messages: object) -> str:
+    """The behaviour `mixed` plays for a request: fixed by (server seed, request seed, messages), oracle most often."""
+    blob = json.dumps([seed, request_seed, messages], sort_keys=True, default=str).encode()
+    ticket = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big") % sum(MIXED_WEIGHTS.values())
+    for behavior, weight in MIXED_WEIGHTS.items():
+        if ticket < weight:
+            return behavior
+        ticket -= weight
+    raise AssertionError("unreachable: the ticket is below the weights' sum")
+
+
+@dataclass(frozen=True)
+class _Config:
+    behavior: str
+    latency_s: float
+    fail_429_every: int
+    fail_500_every: int
+    seed: int
+    api_key: str | None
+    log: Callable[[str], None] | None
+
+
+def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _text(content: object) -> str:
+    """A message's text: a string, or the text parts of a content list."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return content if isinstance(content, str) else ""
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # a burst of connections must not overflow the listen backlog (SYN retries cost 1 s)
+
+    def __init__(self, port: int, config: _Config) -> None:
+        self.config, self.hits, self.lock = config, 0, threading.Lock()
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a client that gave up is not news
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: Nagle plus delayed ACK would add 40 ms
+    timeout = 60  # idle keep-alive connections release their thread
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.config.log is not None:
+            self.server.config.log(f"{self.address_string()} {format % args}")
+
+    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html" if isinstance(body, bytes) else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0].rstrip("/") != "/v1/models":
+            return self._send(404, _error(f"no route GET {self.path}", "invalid_request_error", "unknown_url"))
+        names = BEHAVIORS + FAULTS
+        self._send(200, {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "codebench"} for n in names]})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
+            return self._send(404, _error(f"no route POST {self.path}", "invalid_request_error", "unknown_url"))
+        config = self.server.config
+        with self.server.lock:
+            self.server.hits += 1
+            hit = self.server.hits
+        if config.api_key is not None and self.headers.get("Authorization") != f"Bearer {config.api_key}":
+            return self._send(401, _error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"))
+        if config.fail_429_every and hit % config.fail_429_every == 0:
+            return self._send(429, _error("Rate limit reached (injected).", "requests", "rate_limit_exceeded"), {"Retry-After": "0"})
+        if config.fail_500_every and hit % config.fail_500_every == 0:
+            return self._send(500, _error("The server had an error (injected).", "server_error", None))
+        time.sleep(config.latency_s)
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            return self._send(400, _error("the body is not a JSON object", "invalid_request_error", None))
+        status, body = _answer(request, config, hit)
+        self._send(status, body)
+
+
+def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, dict[str, Any] | bytes]:
+    """The status and body for a parsed chat-completions request."""
+    model = str(request.get("model") or "")
+    if model == "missing":
+        return 404, _error(f"The model `{model}` does not exist or you do not have access to it.", "invalid_request_error",
+                           "model_not_found")
+    if model == "quota":
+        return 429, _error("You exceeded your current quota, please check your plan and billing details.", "insufficient_quota",
+                           "insufficient_quota")
+    if model == "not_json":
+        return 200, b"<html><body>502 Bad Gateway</body></html>"
+    messages, tokens = request.get("messages"), request.get("max_completion_tokens") or request.get("max_tokens")
+    problem = ("messages must be a non-empty list" if not isinstance(messages, list) or not messages
+               else "the mock answers n=1 only" if request.get("n") not in (None, 1)
+               else "the mock does not stream" if request.get("stream")
+               else "temperature must be a number in [0, 2]" if not (isinstance(request.get("temperature", 1), (int, float))
+                                                                      and 0 <= request.get("temperature", 1) <= 2)
+               else "max_tokens must be a positive integer" if tokens is not None and not (isinstance(tokens, int) and tokens > 0)
+               else None)
+    if problem is not None:
+        return 400, _error(problem, "invalid_request_error", None)
+    assert isinstance(messages, list)
+    prompt = "\n".join(_text(m.get("content")) for m in messages if isinstance(m, dict))
+    behavior = model if model in BEHAVIORS else config.behavior
+    if behavior == "mixed":
+        behavior = mixed_choice(config.seed, request.get("seed"), messages)
+    found = MARKER.search(prompt)
+    try:
+        text: str | None = reply_text(behavior, found.group(1) if found else None)
+    except ValueError as exc:
+        return 400, _error(str(exc), "invalid_request_error", None)
+    finish = "stop"
+    if tokens is not None and len(text) > 4 * tokens:
+        text, finish = text[: 4 * tokens], "length"
+    usage = {"prompt_tokens": (len(prompt) + 3) // 4, "completion_tokens": (len(text) + 3) // 4}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    body: dict[str, Any] = {"id": f"chatcmpl-mock-{hit}", "object": "chat.completion", "created": int(time.time()),
+                            "model": model, "system_fingerprint": f"codebench-mock-{config.seed}", "usage": usage}
+    if model != "malformed":
+        text = None if model == "empty" else text
+        body["choices"] = [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish, "logprobs": None}]
+    return 200, body
+
+
+@dataclass
+class MockServer:
+    """A running mock server; `url` is its API root (ending in /v1). Close it, or use it as a context manager."""
+
+    url: str
+    _server: _HTTPServer = field(repr=False)
+    _thread: threading.Thread = field(repr=False)
+
+    @property
+    def hits(self) -> int:
+        """Chat-completion requests received so far, injected failures included."""
+        return self._server.hits
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> MockServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: float = 0.0, fail_429_every: int = 0,
+                      fail_500_every: int = 0, seed: int = 0, api_key: str | None = None,
+                      log: Callable[[str], None] | None = None) -> MockServer:
+    """Serve on 127.0.0.1:`port` (0: a free port) from a background thread; `log` gets one line per request.
+
+    Raises:
+        InputError: an unknown behaviour, a negative setting, or a port that cannot be bound.
+    """
+    if behavior not in BEHAVIORS:
+        raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join(BEHAVIORS)}")
+    if latency_s < 0 or fail_429_every < 0 or fail_500_every < 0 or not 0 <= port <= 65535:
+        raise InputError("latency, failure periods and port must not be negative (0 turns a failure off; port 0 picks a free one)")
+    try:
+        server = _HTTPServer(port, _Config(behavior, latency_s, fail_429_every, fail_500_every, seed, api_key, log))
+    except OSError as exc:
+        raise InputError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; pick another --port (0 picks a free one)") from None
+    # close() waits up to one poll interval for the serving loop to notice
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="codebench-mock-server", daemon=True)
+    thread.start()
+    return MockServer(f"http://127.0.0.1:{server.server_address[1]}/v1", server, thread)
+
+
+def mock_server_command(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = DEFAULT_PORT,
+    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}); a request's model "
+                                               "naming one overrides it.")] = "oracle",
+    latency: Annotated[float, typer.Option(help="Seconds to wait before each answer.")] = 0.0,
+    fail_429_every: Annotated[int, typer.Option(help="Answer every k-th request with 429 (0: never).")] = 0,
+    fail_500_every: Annotated[int, typer.Option(help="Answer every k-th request with 500 (0: never).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the mixed behaviour.")] = 0,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Require the key held by this environment variable "
+                                                            "(default: accept any key).")] = None,
+) -> None:
+    """Serve an OpenAI-compatible mock model on loopback until Ctrl-C (for demos and tests)."""
+    key = os.environ.get(api_key_env) if api_key_env else None
+    if api_key_env and not key:
+        raise InputError(f"environment variable {api_key_env} is not set: export it, or drop --api-key-env to accept any key")
+    server = start_mock_server(port=port, behavior=behavior, latency_s=latency, fail_429_every=fail_429_every,
+                               fail_500_every=fail_500_every, seed=seed, api_key=key,
+                               log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
+    print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

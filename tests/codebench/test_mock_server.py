@@ -1,0 +1,208 @@
+"""The mock model server: behaviours (through the real openai client), faults, injected failures, loopback only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections import Counter
+from typing import Any
+
+import jsonschema
+import pytest
+
+import puzzles
+from codebench._errors import InputError
+from codebench._mock_server import BEHAVIORS, MIXED_WEIGHTS, NO_CODE, MockServer, mixed_choice, reply_text, start_mock_server
+from codebench.model import Endpoint, ModelClient
+from codebench.oracles import ORACLES, oracle_source
+
+FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def prompt(puzzle: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": f"Solve this.\ncodebench-puzzle: {puzzle}\nReply with one fenced block."}]
+
+
+def replies(url: str, model: str, conversations: list[list[dict[str, str]]], seed: int = 0) -> list[str]:
+    """The reply text to each conversation, through ModelClient."""
+    async def go() -> list[str]:
+        client = ModelClient(Endpoint(model, url, "k"))
+        try:
+            done = await asyncio.gather(*(client.complete(m, temperature=0.0, max_tokens=None, seed=seed) for m in conversations))
+        finally:
+            await client.aclose()
+        assert all(c.error is None and c.finish_reason == "stop" for c in done)
+        return [c.text for c in done]
+
+    return asyncio.run(go())
+
+
+def program(text: str) -> str:
+    blocks = FENCE.findall(text)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def solve_function(source: str) -> Any:
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "solver.py", "exec"), namespace)
+    return namespace["solve"]
+
+
+def post(url: str, body: dict[str, Any] | bytes, key: str | None = None) -> tuple[int, dict[str, str], Any]:
+    """(status, headers, decoded JSON body) of a raw POST to /chat/completions."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+    request = urllib.request.Request(f"{url}/chat/completions", data=data, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, dict(error.headers), json.loads(error.read())
+
+
+@pytest.fixture
+def server() -> Any:
+    with start_mock_server() as running:
+        yield running
+
+
+def test_oracle_answers_each_puzzle_with_its_oracle_program(server: MockServer) -> None:
+    texts = replies(server.url, "oracle", [prompt(name) for name in ORACLES])
+    for name, text in zip(ORACLES, texts):
+        assert text.startswith(f"Here is a program that solves any {name} instance.")
+        assert program(text) == oracle_source(name)
+
+
+def test_wrong_programs_return_well_formed_answers_the_validator_rejects(server: MockServer) -> None:
+    texts = replies(server.url, "wrong", [prompt(name) for name in ORACLES])
+    for name, text in zip(ORACLES, texts):
+        puzzle, solve = puzzles.get_puzzle(name), solve_function(program(text))
+        for level in range(1, 7):
+            for seed in range(2):
+                instance = puzzle.generate(level=level, seed=seed).instance
+                answer = solve(instance)
+                jsonschema.validate(answer, puzzle.answer_schema)
+                assert not puzzle.validate(instance, answer).ok, (name, level, seed)
+
+
+def test_syntax_error_crash_and_no_code_replies(server: MockServer) -> None:
+    [broken], [crash], [prose] = (replies(server.url, model, [prompt("sudoku")]) for model in ("syntax_error", "crash", "no_code"))
+    with pytest.raises(SyntaxError):
+        compile(program(broken), "solver.py", "exec")
+    instance = puzzles.get_puzzle("sudoku").generate(level=1, seed=0).instance
+    with pytest.raises(IndexError):
+        solve_function(program(crash))(instance)
+    assert prose == NO_CODE and "```" not in prose and "def " not in prose
+
+
+def test_the_timeout_program_never_returns(server: MockServer) -> None:
+    [text] = replies(server.url, "timeout", [prompt("hanoi")])
+    script = program(text) + "\nsolve({'n': 3})\nprint('returned')\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", script], timeout=0.5, capture_output=True)
+
+
+def test_the_server_default_behaviour_applies_when_the_model_names_none() -> None:
+    with start_mock_server(behavior="no_code") as server:
+        assert replies(server.url, "gpt-4o", [prompt("hanoi")]) == [NO_CODE]
+        assert program(replies(server.url, "oracle", [prompt("hanoi")])[0]) == oracle_source("hanoi")
+
+
+def test_mixed_is_a_fixed_function_of_seeds_and_messages_with_oracle_most_frequent() -> None:
+    picks = Counter(mixed_choice(0, seed, prompt("sat")) for seed in range(400))
+    assert set(picks) == set(MIXED_WEIGHTS) and picks.most_common(1)[0][0] == "oracle"
+    assert 150 < picks["oracle"] < 250  # weight 5 of 10
+    conversations = [prompt(name) for name in ORACLES]
+    with start_mock_server(behavior="mixed", seed=3) as server:
+        first = replies(server.url, "any-model", conversations, seed=11)
+        assert replies(server.url, "mixed", conversations, seed=11) == first  # same request, same answer
+    with start_mock_server(behavior="mixed", seed=3) as again:
+        assert replies(again.url, "any-model", conversations, seed=11) == first  # a restarted server agrees (resumed runs)
+    expected = [reply_text(mixed_choice(3, 11, c), name) for c, name in zip(conversations, ORACLES)]
+    assert first == expected
+    assert [mixed_choice(4, 11, c) for c in conversations] != [mixed_choice(3, 11, c) for c in conversations]
+
+
+def test_max_tokens_truncates_and_reports_length(server: MockServer) -> None:
+    body = {"model": "oracle", "messages": prompt("hanoi"), "max_completion_tokens": 5}
+    status, _, answer = post(server.url, body)
+    assert status == 200
+    assert answer["choices"][0]["finish_reason"] == "length"
+    assert answer["choices"][0]["message"]["content"] == reply_text("oracle", "hanoi")[:20]
+    assert answer["usage"] == {"prompt_tokens": (len(prompt("hanoi")[0]["content"]) + 3) // 4, "completion_tokens": 5,
+                               "total_tokens": (len(prompt("hanoi")[0]["content"]) + 3) // 4 + 5}
+
+
+def test_every_kth_request_fails_with_429_or_500_by_a_counter() -> None:
+    body = {"model": "no_code", "messages": prompt("hanoi")}
+    with start_mock_server(fail_429_every=2, fail_500_every=3) as server:
+        answers = [post(server.url, body) for _ in range(6)]
+        assert server.hits == 6
+    assert [status for status, _, _ in answers] == [200, 429, 500, 429, 200, 429]  # 429 wins where both are due (6)
+    assert answers[1][1]["Retry-After"] == "0" and answers[1][2]["error"]["code"] == "rate_limit_exceeded"
+    assert answers[2][2]["error"]["type"] == "server_error"
+
+
+def test_auth_missing_model_and_bad_requests_answer_openai_error_json() -> None:
+    with start_mock_server(api_key="secret") as server:
+        assert post(server.url, {"model": "oracle", "messages": prompt("sat")}, key="nope")[0] == 401
+        assert post(server.url, {"model": "oracle", "messages": prompt("sat")})[2]["error"]["code"] == "invalid_api_key"
+        status, _, missing = post(server.url, {"model": "missing", "messages": prompt("sat")}, key="secret")
+        assert (status, missing["error"]["code"]) == (404, "model_not_found")
+        for bad, message in [({"model": "oracle", "messages": []}, "messages must be a non-empty list"),
+                             ({"model": "oracle", "messages": prompt("sat"), "n": 2}, "the mock answers n=1 only"),
+                             ({"model": "oracle", "messages": prompt("sat"), "stream": True}, "the mock does not stream"),
+                             ({"model": "oracle", "messages": prompt("sat"), "temperature": 3}, "temperature must be"),
+                             ({"model": "oracle", "messages": prompt("sat"), "max_tokens": 0}, "max_tokens must be"),
+                             ({"model": "wrong", "messages": prompt("chess")}, "behaviour wrong needs a prompt line"),
+                             (b"[1, 2", "the body is not a JSON object")]:
+            status, _, answer = post(server.url, bad, key="secret")
+            assert status == 400 and answer["error"]["message"].startswith(message), (bad, answer)
+
+
+def test_models_route_lists_the_behaviours(server: MockServer) -> None:
+    with urllib.request.urlopen(f"{server.url}/models", timeout=10) as response:
+        names = [model["id"] for model in json.loads(response.read())["data"]]
+    assert names[: len(BEHAVIORS)] == list(BEHAVIORS) and "missing" in names
+
+
+def test_the_server_listens_on_127_0_0_1_only(server: MockServer) -> None:
+    host, port = server._server.server_address[:2]
+    assert host == "127.0.0.1" and server.url == f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(ConnectionRefusedError):  # another loopback address reaches a 0.0.0.0 listener, not this one
+        socket.create_connection(("127.0.0.2", port), timeout=5).close()
+
+
+def test_bad_settings_and_a_taken_port_are_input_errors(server: MockServer) -> None:
+    with pytest.raises(InputError, match="behaviour 'genius' is unknown: choose one of oracle, wrong"):
+        start_mock_server(behavior="genius")
+    with pytest.raises(InputError, match="must not be negative"):
+        start_mock_server(latency_s=-1)
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+    with pytest.raises(InputError, match=f"cannot listen on 127.0.0.1:{port}: .*pick another --port"):
+        start_mock_server(port=port)
+
+
+def test_the_command_serves_until_interrupted() -> None:
+    script = "import typer; from codebench._mock_server import mock_server_command; typer.run(mock_server_command)"
+    with subprocess.Popen([sys.executable, "-c", script, "--port", "0", "--behavior", "wrong"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        try:
+            assert process.stdout is not None
+            url = re.search(r"listening on (\S+)", process.stdout.readline()).group(1)  # type: ignore[union-attr]
+            status, _, answer = post(url, {"model": "gpt", "messages": prompt("coloring")})
+            assert status == 200 and "one colour for all" in answer["choices"][0]["message"]["content"]
+        finally:
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=10)
+    assert process.returncode == 0, err
+    assert '"POST /v1/chat/completions HTTP/1.1" 200' in err
