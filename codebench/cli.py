@@ -13,7 +13,9 @@ from rich.console import Console
 from puzzles import PuzzleError
 
 from ._errors import InputError
+from ._mock_server import mock_server_command
 from ._puzzles_cli import puzzles_app
+from ._run_cli import report, run
 from ._sandbox_cli import check, sandbox_app
 
 app = typer.Typer(
@@ -25,6 +27,9 @@ app = typer.Typer(
 app.add_typer(puzzles_app, name="puzzles")
 app.add_typer(sandbox_app, name="sandbox")
 app.command()(check)
+app.command()(run)
+app.command()(report)
+app.command("mock-server")(mock_server_command)
 
 
 def main(argv: list[str] | None = None) -> None:
