@@ -62,7 +62,7 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
                             "instances": {name: [r.id for r in records] for name, records in plan.instances.items()}})
 
 
-async def execute_plan(spec: RunSpec, plan: Plan, store: Store, client: ModelClient, sandbox: WorkerPool,
+async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ModelClient], sandbox: WorkerPool,
                        tracker: Tracker) -> None:
     """Do every sample and execution not yet stored.
 
@@ -73,7 +73,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, client: ModelCli
     sandbox_lock = asyncio.Lock()
 
     async def one(job: SampleJob) -> None:
-        stored = await _sample(job, spec, store, client, tracker)
+        stored = await _sample(job, spec, store, clients[job.model], tracker)
         records = plan.instances[job.puzzle]
         if stored.program_key is None:
             tracker.count(executions_done=len(records))

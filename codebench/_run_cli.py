@@ -19,7 +19,7 @@ from rich.text import Text
 from ._check import parse_range
 from ._errors import InputError
 from ._pipeline import Tracker, execute_plan, execution_rows, plan_summary, record_plan
-from ._plan import Plan, RunSpec, make_plan
+from ._plan import RunSpec, make_plan
 from ._report import build_report, render_report
 from ._store import Store, StoreError
 from .model import ModelClient, ModelConfigError, ModelFatalError, resolve_endpoint
@@ -115,9 +115,7 @@ async def _execute(spec: RunSpec, plan: Any, store: Store, endpoints: list[Any])
     try:
         with get_backend(spec.backend, spec.limits, spec.workers) as sandbox, \
                 Live(_progress(tracker), console=status, refresh_per_second=4, transient=False) as live:
-            jobs = [execute_plan(spec, _subplan(plan, model), store, client, sandbox, tracker)
-                    for model, client in clients.items()]
-            task = asyncio.gather(*jobs)
+            task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, sandbox, tracker))
             while not task.done():
                 live.update(_progress(tracker))
                 await asyncio.wait({task}, timeout=0.25)
@@ -132,10 +130,6 @@ async def _execute(spec: RunSpec, plan: Any, store: Store, endpoints: list[Any])
     finally:
         for client in clients.values():
             await client.aclose()
-
-
-def _subplan(plan: Plan, model: str) -> Plan:
-    return Plan(tuple(job for job in plan.samples if job.model == model), plan.instances)
 
 
 def _progress(tracker: Tracker) -> Text:

@@ -7,6 +7,7 @@ a channel no solver process can reach:
   {"op": "hello"}                                                    → {"ready": true, ...}
   {"op": "load", "source": str, "entry": "solve", "limits": {...}}  → compile once, probe-import once
   {"op": "run", "instance": <JSON>}                                  → one fresh forked process per instance
+  {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
 Every solver process is a direct child of this supervisor, forked from its warm interpreter. Before
 running untrusted code the child takes fresh stdio pipes and a private result pipe (fd 3), closes
@@ -503,9 +504,12 @@ def main() -> None:
         _as_solver(solver, supervisor.reset_as_solver)
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
     while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
+        if request.get("op") == "bye":
+            break
         handler = {"hello": lambda _: hello, "load": supervisor.load, "run": supervisor.run}.get(request.get("op"))
         send(handler(request) if handler else {"error": f"unknown op {request.get('op')!r}"})
-    supervisor.clean()  # the host hung up: leave nothing of the solver behind
+    supervisor.clean()  # leave nothing of the solver behind, then say so: the next session may start
+    send({"bye": True})
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ class WorkerPool:
     def __init__(self, workers: Sequence[Worker], limits: Limits) -> None:
         self.workers = list(workers)
         self.limits = limits
+        self.busy = threading.Lock()  # one program at a time: its sessions share each worker's solver uid
 
     def run(self, source: str, instances: Sequence[dict[str, Any]], entry: str = "solve",
             on_result: OnResult | None = None) -> list[Facts]:
@@ -61,10 +62,11 @@ class WorkerPool:
 
         threads = [threading.Thread(target=self._serve, args=(worker, source, entry, instances, next_index, record),
                                     daemon=True) for worker in self.workers]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        with self.busy:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
         return [facts if facts is not None else Facts.infrastructure("run", "worker thread died") for facts in results]
 
     def _serve(self, worker: Worker, source: str, entry: str, instances: Sequence[dict[str, Any]],

@@ -19,6 +19,7 @@ from ._types import Facts, Limits
 HEADER = struct.Struct(">I")
 MAX_FRAME = 512 << 20  # a reply holds at most the answer cap plus excerpts; anything larger is garbage
 READY_TIMEOUT_S = 30.0
+BYE_TIMEOUT_S = 10.0
 
 
 class SessionBroken(Exception):
@@ -80,10 +81,14 @@ class Session:
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
-        self._send({"op": "hello"})
-        hello = self._receive(time.monotonic() + READY_TIMEOUT_S)
-        if not hello.get("ready"):
-            raise SessionBroken(f"unexpected greeting {hello!r}")
+        try:
+            self._send({"op": "hello"})
+            hello = self._receive(time.monotonic() + READY_TIMEOUT_S)
+            if not hello.get("ready"):
+                raise SessionBroken(f"unexpected greeting {hello!r}")
+        except SessionBroken:
+            transport.close()
+            raise
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
         """Compile and probe-import the program; `enforced` is what the supervisor applies to each child."""
@@ -95,7 +100,14 @@ class Session:
         return Facts.from_supervisor("run", reply["facts"])
 
     def close(self) -> None:
-        self.transport.close()
+        """Wait until the supervisor has killed and wiped what the program left: the next session shares its uid."""
+        try:
+            self._send({"op": "bye"})
+            self._receive(time.monotonic() + BYE_TIMEOUT_S)
+        except SessionBroken:
+            pass  # already gone; a worker whose supervisor is gone gets recycled on its next use
+        finally:
+            self.transport.close()
 
     def _send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message).encode()

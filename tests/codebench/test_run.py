@@ -1,0 +1,130 @@
+"""`codebench run` end to end: real HTTP with the real openai client against the mock server, Docker sandbox."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from codebench._mock_server import start_mock_server
+from codebench._pipeline import execution_rows
+from codebench._store import Store
+from codebench.cli import main
+
+pytestmark = pytest.mark.docker
+SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    captured = capsys.readouterr()
+    return int(exit_info.value.code or 0), captured.out, captured.err
+
+
+def rows(out: Path) -> list[tuple[str, str, int, str, int, str]]:
+    store = Store(out / "run.sqlite")
+    try:
+        return sorted((r.model, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in execution_rows(store))
+    finally:
+        store.close()
+
+
+def report_json(capsys: pytest.CaptureFixture[str], out: Path) -> dict:
+    code, text, _ = run_cli(capsys, "report", str(out), "--format", "json")
+    assert code == 0
+    return json.loads(text)
+
+
+def test_every_status_appears_where_expected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server() as server:
+        models = "oracle,wrong,syntax_error,timeout,crash,no_code"
+        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", models, "--puzzles", "hanoi,sudoku",
+                             *SMALL, "--out", str(tmp_path))
+    assert code == 0
+    statuses = {(model, puzzle): status for model, puzzle, _, _, _, status in rows(tmp_path)}
+    expected = {"oracle": "legal", "wrong": "rule_violation", "syntax_error": "syntax_error", "timeout": "timeout",
+                "crash": "runtime_error", "no_code": "no_code"}
+    assert statuses == {(model, puzzle): status for model, status in expected.items() for puzzle in ("hanoi", "sudoku")}
+
+
+def test_pass_at_k_in_the_report_is_the_unbiased_estimate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server(seed=3) as server:
+        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "mixed", "--puzzles", "waterjug",
+                             "--levels", "1", "--instances-per-level", "1", "--samples", "6", "--cpu", "1", "--out", str(tmp_path))
+    assert code == 0
+    statuses = [status for *_, status in rows(tmp_path)]
+    n, c = len(statuses), statuses.count("legal")
+    assert n == 6 and 0 < c < 6  # the seeded mix gives some legal and some failing programs
+    cell = report_json(capsys, tmp_path)["cells"][0]
+    assert cell["pass_at"]["1"] == pytest.approx(c / n)
+    assert cell["pass_at"]["2"] == pytest.approx(1 - math.comb(n - c, 2) / math.comb(n, 2))
+    assert cell["oracle_best_of_n"] == 1.0
+
+
+def test_429_and_500_are_retried_and_the_run_completes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server(fail_429_every=2, fail_500_every=3) as server:
+        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "oracle", "--puzzles", "hanoi,checkers",
+                             "--levels", "1", "--instances-per-level", "1", "--samples", "2", "--out", str(tmp_path))
+        hits = server.hits
+    assert code == 0 and hits > 4
+    assert [status for *_, status in rows(tmp_path)] == ["legal"] * 4
+
+
+@pytest.mark.parametrize(("model", "key", "message"), [("oracle", "wrong-key", "401"), ("missing", "secret", "404")])
+def test_auth_and_unknown_model_end_the_run_with_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch, model: str, key: str, message: str) -> None:
+    monkeypatch.setenv("CODEBENCH_TEST_KEY", key)
+    with start_mock_server(api_key="secret") as server:
+        code, _, err = run_cli(capsys, "run", "--base-url", server.url, "--api-key-env", "CODEBENCH_TEST_KEY", "--model", model,
+                               "--puzzles", "hanoi", *SMALL, "--out", str(tmp_path))
+    assert code == 3 and "refused the run" in err and message in err
+
+
+def test_malformed_and_empty_responses_never_crash_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server() as server:
+        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "malformed,empty,not_json", "--puzzles", "hanoi",
+                             *SMALL, "--out", str(tmp_path))
+    assert code == 0
+    assert {status for *_, status in rows(tmp_path)} == {"api_error"}
+    report = report_json(capsys, tmp_path)
+    assert all(cell["executions"] == 0 and cell["infra_counts"] == {"api_error": 1} for cell in report["cells"])
+
+
+def _stored_executions(out: Path) -> int:
+    try:
+        with sqlite3.connect(out / "run.sqlite", timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+    except sqlite3.Error:
+        return 0  # not created yet
+
+
+def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    args = ["--model", "mixed", "--puzzles", "hanoi,waterjug,river", "--levels", "1-3", "--instances-per-level", "2",
+            "--samples", "3", "--cpu", "1", "--max-connections", "2"]
+    with start_mock_server(latency_s=0.4, seed=1) as server:
+        command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
+        env = {**os.environ, "COLUMNS": "120"}
+        subprocess.run([*command, "--out", str(tmp_path / "whole")], env=env, capture_output=True, check=True, timeout=600)
+        killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while _stored_executions(tmp_path / "resumed") < 5 and time.monotonic() < deadline and killed.poll() is None:
+            time.sleep(0.05)
+        killed.send_signal(signal.SIGKILL)  # in the middle: some samples and executions stored, others not
+        killed.wait()
+        partial = rows(tmp_path / "resumed")
+        subprocess.run([*command, "--out", str(tmp_path / "resumed")], env=env, capture_output=True, check=True, timeout=600)
+    whole, resumed = rows(tmp_path / "whole"), rows(tmp_path / "resumed")
+    assert 0 < len(partial) < len(whole)  # it really was interrupted
+    assert resumed == whole and len(whole) == 3 * 3 * 2 * 3
+    assert max(Counter(whole).values()) == 1  # no duplicates
