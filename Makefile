@@ -1,15 +1,21 @@
-# The two commands the README starts with: `make selftest` (main job) and `make test`.
+# The two commands the README starts with: `make demo` (main job) and `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: selftest test bench clean
+.PHONY: demo selftest test bench clean
 
 $(BIN)/codebench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
+
+# The main job on defaults: a mock model server, code mode on all nine puzzles × six levels, the report.
+demo: $(BIN)/codebench
+	scripts/ensure-docker
+	$(BIN)/codebench sandbox build
+	$(BIN)/codebench demo
 
 selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest

@@ -172,3 +172,18 @@ def report(
         _print_report(store, int(spec.get("samples", 1)), fmt, output)
     finally:
         store.close()
+
+
+def demo(
+    behavior: Annotated[str, typer.Option(help="Mock model behaviour: mixed, oracle, wrong, …")] = "mixed",
+    samples: Annotated[int, typer.Option(help="Programs per puzzle.")] = 3,
+    instances_per_level: Annotated[int, typer.Option(help="Instances per level.")] = 2,
+    cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 2.0,
+    out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),
+) -> None:
+    """The whole job on built-in defaults: a mock model on loopback, code mode on all nine puzzles × six levels."""
+    from ._mock_server import start_mock_server
+
+    with start_mock_server(behavior=behavior) as server:
+        status.print(f"mock model server ({behavior}) at {server.url}", highlight=False)
+        run(model=behavior, base_url=server.url, samples=samples, instances_per_level=instances_per_level, cpu=cpu, out=out)

@@ -15,7 +15,7 @@ from puzzles import PuzzleError
 from ._errors import InputError
 from ._mock_server import mock_server_command
 from ._puzzles_cli import puzzles_app
-from ._run_cli import report, run
+from ._run_cli import demo, report, run
 from ._sandbox_cli import check, sandbox_app
 
 app = typer.Typer(
@@ -29,6 +29,7 @@ app.add_typer(sandbox_app, name="sandbox")
 app.command()(check)
 app.command()(run)
 app.command()(report)
+app.command()(demo)
 app.command("mock-server")(mock_server_command)
 
 
