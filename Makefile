@@ -29,6 +29,7 @@ test: $(BIN)/codebench
 bench: $(BIN)/codebench
 	$(BIN)/python benchmarks/puzzles.py
 	$(BIN)/python benchmarks/sandbox.py
+	$(BIN)/python benchmarks/run.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
