@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import platform
 import threading
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 import puzzles
 from puzzles import Record
 
+from . import __version__
 from ._extract import extract_program
 from ._metrics import ExecutionRow
 from ._outcome import judge
@@ -57,6 +59,8 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
             store.add_instance(record.id, record.puzzle, record.level, record.seed, scalar_lambda(record),
                                record.instance, record.meta)
     store.set_meta("spec", spec.to_json())
+    store.set_meta("versions", {"codebench": __version__, "python": platform.python_version(),
+                                "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances}})
     store.set_meta("plan", {"base_url": base_url, "mode": spec.mode, "limits": asdict(spec.limits),
                             "samples": [[job.key, job.model, job.puzzle, job.sample] for job in plan.samples],
                             "instances": {name: [r.id for r in records] for name, records in plan.instances.items()}})
