@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench.cli import main
+from .cli import run_cli
 
 GOOD = '''
 def solve(instance):
@@ -23,11 +23,6 @@ def solve(instance):
 WORSE = GOOD.replace('    return {"moves": moves}', '    return {"moves": moves if instance["n"] <= 3 else moves[:-1]}')
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 @pytest.fixture
@@ -43,23 +38,23 @@ def test_baseline_workflow_and_junit(tmp_path: Path, programs: tuple[Path, Path]
     good, worse = programs
     baseline, junit = tmp_path / "baseline.json", tmp_path / "junit.xml"
     common = ["--puzzle", "hanoi", "--levels", "1-2", "--seeds", "1-2", "--cpu", "2"]
-    code, out, _ = run(capsys, "check", str(good), *common, "--baseline", str(baseline), "--update-baseline")
+    code, out, _ = run_cli(capsys, "check", str(good), *common, "--baseline", str(baseline), "--update-baseline")
     assert code == 0 and "4 passed, 0 failed" in out
     assert json.loads(baseline.read_text())["results"] == {f"hanoi/L{lv}/s{s}": "legal" for lv in (1, 2) for s in (1, 2)}
-    code, out, _ = run(capsys, "check", str(worse), *common, "--baseline", str(baseline), "--junit", str(junit))
+    code, out, _ = run_cli(capsys, "check", str(worse), *common, "--baseline", str(baseline), "--junit", str(junit))
     assert code == 1 and "2 regressions" in out and "regression hanoi/L2/s1: rule_violation goal_not_reached" in out
     suite = ElementTree.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == "4" and suite.get("failures") == "2"
     failure = suite.find("testcase[@name='hanoi/L2/s2']/failure")
     assert failure is not None and failure.get("type") == "rule_violation"
-    code, out, _ = run(capsys, "check", str(worse), *common, "--levels", "1", "--baseline", str(baseline))
+    code, out, _ = run_cli(capsys, "check", str(worse), *common, "--levels", "1", "--baseline", str(baseline))
     assert code == 0  # L1 is still legal; L2 was not run
 
 
 @pytest.mark.docker
 def test_without_baseline_any_failure_exits_1_and_json_lists_it(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     _, worse = programs
-    code, out, _ = run(capsys, "check", str(worse), "--puzzle", "hanoi", "--levels", "2", "--seeds", "1", "--json")
+    code, out, _ = run_cli(capsys, "check", str(worse), "--puzzle", "hanoi", "--levels", "2", "--seeds", "1", "--json")
     report = json.loads(out)
     assert code == 1 and [r["status"] for r in report["results"]] == ["rule_violation"]
     assert report["results"][0]["issues"][0]["code"] == "goal_not_reached"
@@ -75,12 +70,12 @@ def test_without_baseline_any_failure_exits_1_and_json_lists_it(programs: tuple[
     ],
 )
 def test_usage_errors_exit_2(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, _, err = run(capsys, "check", str(programs[0]), *argv)
+    code, _, err = run_cli(capsys, "check", str(programs[0]), *argv)
     assert code == 2 and message in " ".join(err.split())
 
 
 def test_missing_engine_exits_3_with_the_fix(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    code, _, err = run(capsys, "check", str(programs[0]), "--puzzle", "hanoi", "--levels", "1", "--seeds", "1")
+    code, _, err = run_cli(capsys, "check", str(programs[0]), "--puzzle", "hanoi", "--levels", "1", "--seeds", "1")
     assert code == 3 and "ensure-docker" in err

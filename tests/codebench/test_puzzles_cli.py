@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from codebench.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
+from .cli import run_cli
 
 
 def test_list_json_names_every_family(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "puzzles", "list", "--json")
+    code, out, _ = run_cli(capsys, "puzzles", "list", "--json")
     rows = json.loads(out)
     assert code == 0 and len(rows) == 9
     assert rows[0]["name"] == "hanoi" and rows[0]["levels"]["3"] == {"n": [5, 6]}
@@ -26,29 +19,29 @@ def test_list_json_names_every_family(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_generate_solve_validate_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     instances, solved = tmp_path / "i.jsonl", tmp_path / "s.jsonl"
-    assert run(capsys, "puzzles", "generate", "hanoi", "--level", "2", "--seed", "7", "--count", "3", "-o", str(instances))[0] == 0
+    assert run_cli(capsys, "puzzles", "generate", "hanoi", "--level", "2", "--seed", "7", "--count", "3", "-o", str(instances))[0] == 0
     records = [json.loads(line) for line in instances.read_text().splitlines()]
     assert [r["id"] for r in records] == ["hanoi/L2/s7", "hanoi/L2/s8", "hanoi/L2/s9"]
     assert set(records[0]) == {"id", "puzzle", "level", "seed", "params", "instance", "meta"}
-    assert run(capsys, "puzzles", "solve", str(instances), "-o", str(solved))[0] == 0
-    code, out, _ = run(capsys, "puzzles", "validate", str(solved))
+    assert run_cli(capsys, "puzzles", "solve", str(instances), "-o", str(solved))[0] == 0
+    code, out, _ = run_cli(capsys, "puzzles", "validate", str(solved))
     assert code == 0 and "3 valid, 0 invalid" in out
-    code, out, _ = run(capsys, "puzzles", "validate", str(instances))
+    code, out, _ = run_cli(capsys, "puzzles", "validate", str(instances))
     assert code == 1 and "0 valid, 3 invalid" in out
 
 
 def test_validate_separate_answers_reports_repeated_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     instances, answers = tmp_path / "i.jsonl", tmp_path / "a.jsonl"
-    run(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(instances))
+    run_cli(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(instances))
     answers.write_text('{"id": "hanoi/L1/s0", "answer": {"moves": [[1, "A", "C"]], "moves": []}}\n')
-    code, out, _ = run(capsys, "puzzles", "validate", str(instances), "--answers", str(answers), "--json")
+    code, out, _ = run_cli(capsys, "puzzles", "validate", str(instances), "--answers", str(answers), "--json")
     verdict = json.loads(out)
     assert code == 1 and verdict["id"] == "hanoi/L1/s0" and not verdict["ok"]
     assert [issue["code"] for issue in verdict["issues"]] == ["duplicate_key", "goal_not_reached"]
 
 
 def test_params_generate_beyond_named_levels(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "puzzles", "generate", "hanoi", "--param", "n=17", "--param", "random_pegs=true")
+    code, out, _ = run_cli(capsys, "puzzles", "generate", "hanoi", "--param", "n=17", "--param", "random_pegs=true")
     record = json.loads(out)
     assert code == 0 and record["level"] is None and record["params"] == {"n": 17, "random_pegs": True}
     assert record["meta"]["min_solution_length"] == 2**17 - 1
@@ -67,26 +60,26 @@ def test_params_generate_beyond_named_levels(capsys: pytest.CaptureFixture[str])
     ],
 )
 def test_bad_input_is_one_error_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, _, err = run(capsys, *argv)
+    code, _, err = run_cli(capsys, *argv)
     assert code == 2 and err.startswith("error:") and message in " ".join(err.split())
 
 
 def test_malformed_jsonl_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.jsonl"
-    run(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(path))
+    run_cli(capsys, "puzzles", "generate", "hanoi", "--level", "1", "-o", str(path))
     path.write_text(path.read_text() + "\n{not json\n")
-    code, _, err = run(capsys, "puzzles", "solve", str(path))
+    code, _, err = run_cli(capsys, "puzzles", "solve", str(path))
     assert code == 2 and "bad.jsonl:3" in " ".join(err.split())
     path.write_text('{"id": "x", "puzzle": "hanoi", "instance": {"n": "three"}}\n')
-    code, _, err = run(capsys, "puzzles", "validate", str(path))
+    code, _, err = run_cli(capsys, "puzzles", "validate", str(path))
     assert code == 2 and "does not fit the hanoi schema" in " ".join(err.split())
-    code, _, err = run(capsys, "puzzles", "validate", str(tmp_path / "missing.jsonl"))
+    code, _, err = run_cli(capsys, "puzzles", "validate", str(tmp_path / "missing.jsonl"))
     assert code == 2 and "cannot read" in err
 
 
 def test_level_with_presentation_param_keeps_the_same_cube(capsys: pytest.CaptureFixture[str]) -> None:
-    _, hidden, _ = run(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2")
-    _, shown, _ = run(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2", "--param", "reveal_scramble=true")
+    _, hidden, _ = run_cli(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2")
+    _, shown, _ = run_cli(capsys, "puzzles", "generate", "rubik", "--level", "3", "--seed", "2", "--param", "reveal_scramble=true")
     hidden_record, shown_record = json.loads(hidden), json.loads(shown)
     assert shown_record["id"] == "rubik/L3/s2+reveal_scramble=true"
     assert shown_record["instance"]["state"] == hidden_record["instance"]["state"]
@@ -95,22 +88,22 @@ def test_level_with_presentation_param_keeps_the_same_cube(capsys: pytest.Captur
 
 
 def test_show_renders_and_selftest_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "puzzles", "show", "hanoi", "--level", "1", "--seed", "0")
+    code, out, _ = run_cli(capsys, "puzzles", "show", "hanoi", "--level", "1", "--seed", "0")
     assert code == 0 and "hanoi/L1/s0" in out and "move all 3 disks from peg A to peg C" in out
-    code, out, _ = run(capsys, "puzzles", "selftest", "--puzzle", "hanoi", "--seeds", "1")
+    code, out, _ = run_cli(capsys, "puzzles", "selftest", "--puzzle", "hanoi", "--seeds", "1")
     assert code == 0 and "6 passed, 0 failed" in out
 
 
 def test_import_dimacs_files_then_solve_and_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = Path(__file__).parents[1] / "puzzles" / "data"
     imported, solved = tmp_path / "imported.jsonl", tmp_path / "solved.jsonl"
-    code, _, _ = run(capsys, "puzzles", "import", str(data / "uf20-91-codebench.cnf"), str(data / "myciel3.col"), "-o", str(imported))
+    code, _, _ = run_cli(capsys, "puzzles", "import", str(data / "uf20-91-codebench.cnf"), str(data / "myciel3.col"), "-o", str(imported))
     records = [json.loads(line) for line in imported.read_text().splitlines()]
     assert code == 0 and [r["id"] for r in records] == ["sat/file/uf20-91-codebench", "coloring/file/myciel3"]
     assert records[1]["meta"]["complexity"] == {"n": 11, "m": 20, "k": 4, "avg_degree": 3.636}
-    run(capsys, "puzzles", "solve", str(imported), "-o", str(solved))
-    assert run(capsys, "puzzles", "validate", str(solved))[0] == 0
-    code, _, err = run(capsys, "puzzles", "import", str(data / "myciel3.col"), "--colors", "3")
+    run_cli(capsys, "puzzles", "solve", str(imported), "-o", str(solved))
+    assert run_cli(capsys, "puzzles", "validate", str(solved))[0] == 0
+    code, _, err = run_cli(capsys, "puzzles", "import", str(data / "myciel3.col"), "--colors", "3")
     assert code == 2 and "cannot be coloured" in err and err.count("\n") == 1
-    code, _, err = run(capsys, "puzzles", "import", str(tmp_path / "imported.jsonl"))
+    code, _, err = run_cli(capsys, "puzzles", "import", str(tmp_path / "imported.jsonl"))
     assert code == 2 and "not .jsonl" in err

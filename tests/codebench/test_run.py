@@ -18,17 +18,13 @@ import pytest
 from codebench._mock_server import start_mock_server
 from codebench._pipeline import execution_rows
 from codebench._store import Store
-from codebench.cli import main
+
+from .cli import run_cli
 
 pytestmark = pytest.mark.docker
 SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 def rows(out: Path) -> list[tuple[str, str, int, str, int, str]]:

@@ -7,16 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from codebench.cli import main
+from .cli import run_cli
 
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens: a dry run must not call it
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
