@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ class Limits:
     def for_supervisor(self) -> dict[str, Any]:
         """What the in-container supervisor enforces itself."""
         return {
-            "cpu_s": max(1, round(self.cpu_s)),
+            "cpu_s": max(1, math.ceil(self.cpu_s)),  # RLIMIT_CPU counts whole seconds; never below what was asked
             "wall_s": self.wall_limit_s,
             "output_bytes": self.output_bytes,
             "answer_bytes": self.answer_bytes,
