@@ -18,6 +18,7 @@ from rich.text import Text
 
 from ._check import parse_range
 from ._errors import InputError
+from ._mock_server import start_mock_server
 from ._pipeline import Tracker, execute_plan, execution_rows, plan_summary, record_plan
 from ._plan import RunSpec, make_plan
 from ._report import build_report, render_report
@@ -44,24 +45,33 @@ def _config(path: Path | None) -> dict[str, Any]:
 
 
 def _spec(options: dict[str, Any], config: dict[str, Any]) -> RunSpec:
-    """Config file values, overridden by the flags given on the command line."""
+    """Config file values, overridden by the flags given on the command line.
+
+    Raises:
+        InputError: an unknown option or a value of the wrong type (the message names it).
+    """
     merged = {**config, **{k: v for k, v in options.items() if v is not None}}
-    unknown = sorted(set(merged) - set(RunSpec.__dataclass_fields__) - {"cpu", "memory", "model"})
+    allowed = (set(RunSpec.__dataclass_fields__) - {"limits"}) | {"cpu", "memory", "model"}
+    unknown = sorted(set(merged) - allowed)
     if unknown:
-        raise InputError(f"unknown run option(s) {', '.join(unknown)}")
-    models = merged.pop("model", None) or merged.pop("models", None)
+        raise InputError(f"unknown run option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}")
+    flag_models, config_models = merged.pop("model", None), merged.pop("models", None)
+    models = flag_models or config_models or ()
     if isinstance(models, str):
         models = [m.strip() for m in models.split(",") if m.strip()]
     parsers = {"puzzles": lambda v: tuple(p.strip() for p in v.split(",")), "levels": lambda v: tuple(parse_range(v, "--levels"))}
-    for name, parse in parsers.items():
-        if isinstance(merged.get(name), str):
-            merged[name] = parse(merged[name])
-        elif name in merged:
-            merged[name] = tuple(merged[name])
-    limits = Limits(cpu_s=float(merged.pop("cpu", 10.0)), memory_mib=int(merged.pop("memory", 512)))
-    if "out" in merged:
-        merged["out"] = Path(merged["out"])
-    return RunSpec(models=tuple(models or ()), limits=limits, **merged)
+    try:
+        for name, parse in parsers.items():
+            if isinstance(merged.get(name), str):
+                merged[name] = parse(merged[name])
+            elif name in merged:
+                merged[name] = tuple(merged[name])
+        limits = Limits(cpu_s=float(merged.pop("cpu", 10.0)), memory_mib=int(merged.pop("memory", 512)))
+        if "out" in merged:
+            merged["out"] = Path(merged["out"])
+        return RunSpec(models=tuple(models), limits=limits, **merged)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"bad run option: {exc}") from None
 
 
 def run(
@@ -182,8 +192,6 @@ def demo(
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),
 ) -> None:
     """The whole job on built-in defaults: a mock model on loopback, code mode on all nine puzzles × six levels."""
-    from ._mock_server import start_mock_server
-
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False)
         run(model=behavior, base_url=server.url, samples=samples, instances_per_level=instances_per_level, cpu=cpu, out=out)

@@ -39,6 +39,7 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--levels", "x"], "--levels 'x'"),
         (["--samples", "0"], "--samples and --instances-per-level must be at least 1"),
         (["--api-key-env", "CODEBENCH_NO_SUCH_VARIABLE"], "CODEBENCH_NO_SUCH_VARIABLE"),
+        (["--cpu", "-1"], "bad run option"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -49,3 +50,13 @@ def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
 def test_report_of_a_folder_without_a_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(capsys, "report", str(tmp_path))
     assert code == 2 and "holds no run.sqlite" in " ".join(err.split())
+
+
+def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text("model: m\nsampels: 3\n")
+    code, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", DEAD_URL, "--dry-run", "--out", str(tmp_path))
+    assert code == 2 and "unknown run option(s) sampels" in " ".join(err.split())
+    config.write_text("model: m\nsamples: many\n")
+    code, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", DEAD_URL, "--dry-run", "--out", str(tmp_path))
+    assert code == 2 and "bad run option" in " ".join(err.split())
