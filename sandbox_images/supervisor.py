@@ -38,6 +38,7 @@ try:
 except ImportError:
     pass
 
+_EXIT = os._exit
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
@@ -175,7 +176,7 @@ class Supervisor:
             result.write(json.dumps(header).encode() + b"\n" + body)
             result.flush()
         finally:
-            os._exit(0)
+            _EXIT(0)  # bound at start-up: the program may have replaced os._exit
 
     def restrict(self) -> None:
         """rlimits (hard = soft, so the solver cannot raise them), then the solver identity."""
