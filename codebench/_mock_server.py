@@ -26,9 +26,10 @@ import typer
 from ._errors import InputError
 from .oracles import ORACLES, oracle_source
 
-BEHAVIORS = ("oracle", "wrong", "syntax_error", "timeout", "crash", "no_code", "mixed")
+BEHAVIORS = ("oracle", "slow", "wrong", "syntax_error", "timeout", "crash", "no_code", "mixed")
 FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
-MIXED_WEIGHTS = {"oracle": 5, "wrong": 1, "syntax_error": 1, "timeout": 1, "crash": 1, "no_code": 1}
+MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, "syntax_error": 1, "timeout": 1, "crash": 1, "no_code": 1}
+SLOW_REPEATS = 1000  # `slow` re-solves this often: fine on small instances, over the CPU limit on large ones
 DEFAULT_PORT = 8089  # the `mock` preset's URL points here
 MARKER = re.compile(r"^codebench-puzzle:[ \t]*([A-Za-z0-9_-]+)[ \t]*$", re.MULTILINE)
 WRONG = {  # a well-formed answer the validator rejects on every instance of the puzzle
@@ -59,10 +60,14 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
     Raises:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
-    if behavior in ("oracle", "wrong") and puzzle not in ORACLES:
+    if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
         raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
     if behavior == "oracle":
         return f"Here is a program that solves any {puzzle} instance.\n\n```python\n{oracle_source(str(puzzle))}```\n"
+    if behavior == "slow":  # correct, but its cost grows with the instance: accuracy collapses at high levels
+        return (f"This solves any {puzzle} instance; it double-checks by solving again.\n\n```python\n"
+                f"{oracle_source(str(puzzle))}\n\n_solve_once = solve\n\n\ndef solve(instance):\n"
+                f"    for _ in range({SLOW_REPEATS} - 1):\n        _solve_once(instance)\n    return _solve_once(instance)\n```\n")
     if behavior == "wrong":
         return f"This builds the answer directly.\n\n```python\ndef solve(instance):\n    {WRONG[str(puzzle)]}\n```\n"
     if behavior == "no_code":

@@ -186,7 +186,7 @@ def report(
 
 def demo(
     behavior: Annotated[str, typer.Option(help="Mock model behaviour: mixed, oracle, wrong, …")] = "mixed",
-    samples: Annotated[int, typer.Option(help="Programs per puzzle.")] = 3,
+    samples: Annotated[int, typer.Option(help="Programs per puzzle.")] = 5,
     instances_per_level: Annotated[int, typer.Option(help="Instances per level.")] = 2,
     cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 2.0,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),

@@ -53,6 +53,16 @@ def test_every_status_appears_where_expected(tmp_path: Path, capsys: pytest.Capt
     assert statuses == {(model, puzzle): status for model, status in expected.items() for puzzle in ("hanoi", "sudoku")}
 
 
+def test_slow_programs_collapse_at_high_levels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server() as server:
+        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "slow", "--puzzles", "sudoku", "--levels", "1,6",
+                             "--instances-per-level", "2", "--samples", "1", "--cpu", "1", "--out", str(tmp_path))
+    assert code == 0
+    assert {(level, status) for _, _, level, _, _, status in rows(tmp_path)} == {(1, "legal"), (6, "timeout")}
+    threshold = report_json(capsys, tmp_path)["thresholds"][0]
+    assert 9 < threshold["lambda_star"] < 64  # between the mean empties of L1 and L6
+
+
 def test_pass_at_k_in_the_report_is_the_unbiased_estimate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with start_mock_server(seed=3) as server:
         code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "mixed", "--puzzles", "waterjug",
