@@ -145,8 +145,7 @@ def execution_rows(store: Store) -> list[ExecutionRow]:
         return []
     instances = {row[0]: row for row in store.table("SELECT id, puzzle, level, lambda, meta FROM instances")}
     samples = {row[0]: row for row in store.table("SELECT key, error, program_key, extract_status FROM samples")}
-    statuses = dict(store.table("SELECT key, status FROM executions"))
-    details = dict(store.table("SELECT key, detail FROM executions"))
+    executions = {key: (status, detail) for key, status, detail in store.table("SELECT key, status, detail FROM executions")}
     rows = []
     for key, model, puzzle_name, sample in plan["samples"]:
         stored = samples.get(key)
@@ -161,9 +160,9 @@ def execution_rows(store: Store) -> list[ExecutionRow]:
                 status, detail = extract_status or "no_code", ""
             else:
                 exec_key = execution_key(program_key, instance_id, json.loads(meta).get("version"), plan["limits"])
-                if exec_key not in statuses:
+                if exec_key not in executions:
                     continue
-                status, detail = statuses[exec_key], details[exec_key]
+                status, detail = executions[exec_key]
             rows.append(ExecutionRow(model, plan["mode"], puzzle_name, level, instance_id, sample, status, detail, lam))
     return rows
 

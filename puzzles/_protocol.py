@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+import re
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -128,6 +129,23 @@ def open_answer(answer: JSON, field: str, kind: type | None, shape: str) -> tupl
     for key in sorted(set(answer) - {field}):
         issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
     return value, issues
+
+
+DECIMAL_KEY = re.compile(r"0|[1-9][0-9]*")  # the one accepted spelling of a numbered key: no sign, padding or spaces
+
+
+def index_key(key: object, low: int, high: int, issues: Issues, what: str) -> int | None:
+    """The index a JSON object key names ("7", never "07", " 7", "+7" or 7), or None after adding the issue.
+
+    Another spelling is `unknown_token`; a plain number outside low..high is `extra`.
+    """
+    if type(key) is not str or not DECIMAL_KEY.fullmatch(key):
+        issues.add(IssueCode.UNKNOWN_TOKEN, f'{what} key {key!r}: {what}s are written "{low}".."{high}"')
+        return None
+    if len(key) > len(str(high)) or not low <= int(key) <= high:  # length first: int() refuses 4300+ digits
+        issues.add(IssueCode.EXTRA, f"{what} key {key!r}: there are {what}s {low}..{high} only")
+        return None
+    return int(key)
 
 
 def is_int(value: object) -> bool:

@@ -8,7 +8,6 @@ Answer: {"coloring": {"0": 1, "1": 3, …}}, keys the decimal node numbers, colo
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -16,13 +15,12 @@ from math import comb
 from pysat.solvers import Solver
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, is_int, open_answer
 
 MAX_NODES = 300
 FLAT_RATIO = 2.4  # edges per node of SATLIB's flat 3-colourable graphs (flat75-180, flat100-239)
 MAX_ATTEMPTS = 100  # graph draws before giving up on one that needs all k colours
 SOLVER = "cadical195"
-NODE_KEY = re.compile(r"0|[1-9][0-9]*")
 
 
 def _max_cross_edges(n: int, k: int) -> int:
@@ -181,12 +179,9 @@ def _read_coloring(coloring: dict[object, JSON], n: int, k: int, issues: Issues)
     """The well-formed entries as {node: colour}; every other entry becomes an issue."""
     colours: dict[int, int] = {}
     for key, value in coloring.items():
-        if type(key) is not str or not NODE_KEY.fullmatch(key):
-            issues.add(IssueCode.UNKNOWN_TOKEN, f'coloring key {key!r}: nodes are written "0".."{n - 1}"')
-        elif len(key) > len(str(n)) or int(key) >= n:  # length first: int() refuses 4300+ digits
-            issues.add(IssueCode.EXTRA, f"coloring key {key!r}: the graph has nodes 0..{n - 1}")
-        elif not is_int(value) or not 1 <= value <= k:
+        node = index_key(key, 0, n - 1, issues, "node")
+        if node is not None and (not is_int(value) or not 1 <= value <= k):
             issues.add(IssueCode.BAD_VALUE, f"node {key}: colour {value!r} is not an integer 1..{k}")
-        else:
-            colours[int(key)] = value
+        elif node is not None:
+            colours[node] = value
     return colours

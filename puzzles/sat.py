@@ -8,14 +8,13 @@ Answer: {"assignment": {"1": true, "2": false, …}}, keys the decimal variable 
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from math import comb
 
 from pysat.solvers import Solver
 
 from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, open_answer
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, open_answer
 
 CLAUSE_WIDTH = 3
 MAX_VARS = 200
@@ -24,7 +23,6 @@ MAX_ATTEMPTS = 100  # formula draws before giving up on a satisfiable one
 MODEL_CAP = 100  # stop counting models here: the count is a fact, not a budget that decides anything
 SOLVER = "cadical195"
 COUNTER = "glucose4"  # incremental blocking clauses are cheaper in a MiniSat-style solver
-DECIMAL = re.compile(r"0|[1-9][0-9]*")  # the one accepted key spelling: no sign, padding or spaces
 
 
 @dataclass(frozen=True)
@@ -178,12 +176,9 @@ def _read_assignment(assignment: dict[object, JSON], n: int, issues: Issues) -> 
     """The well-formed entries as {variable: value}; every other entry becomes an issue."""
     values: dict[int, bool] = {}
     for key, value in assignment.items():
-        if type(key) is not str or not DECIMAL.fullmatch(key):
-            issues.add(IssueCode.UNKNOWN_TOKEN, f'assignment key {key!r}: variables are written "1".."{n}"')
-        elif len(key) > len(str(n)) or not 1 <= int(key) <= n:  # length first: int() refuses 4300+ digits
-            issues.add(IssueCode.EXTRA, f"assignment key {key!r}: the formula has variables 1..{n}")
-        elif type(value) is not bool:
+        variable = index_key(key, 1, n, issues, "variable")
+        if variable is not None and type(value) is not bool:
             issues.add(IssueCode.BAD_VALUE, f"variable {key}: value {value!r} is not true or false")
-        else:
-            values[int(key)] = value
+        elif variable is not None:
+            values[variable] = value
     return values
