@@ -12,8 +12,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 import yaml
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from ._check import parse_range
@@ -122,14 +123,15 @@ def run(
 async def _execute(spec: RunSpec, plan: Any, store: Store, endpoints: list[Any]) -> None:
     tracker = Tracker()
     clients = {e.model: ModelClient(e, max_connections=spec.max_connections) for e in endpoints}
+    display = RunDisplay(tracker)
     try:
         with get_backend(spec.backend, spec.limits, spec.workers) as sandbox, \
-                Live(_progress(tracker), console=status, refresh_per_second=4, transient=False) as live:
+                Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
             task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, sandbox, tracker))
             while not task.done():
-                live.update(_progress(tracker))
+                live.update(display.render())
                 await asyncio.wait({task}, timeout=0.25)
-            live.update(_progress(tracker))
+            live.update(display.render())
             task.result()
     except ModelFatalError as exc:
         status.print(f"[bold red]the model endpoint refused the run:[/] {exc}", soft_wrap=True)
@@ -142,11 +144,24 @@ async def _execute(spec: RunSpec, plan: Any, store: Store, endpoints: list[Any])
             await client.aclose()
 
 
-def _progress(tracker: Tracker) -> Text:
-    mix = "  ".join(f"{name} {count}" for name, count in sorted(tracker.statuses.items()))
-    return Text(f"samples {tracker.samples_done}/{tracker.samples_total} ({tracker.samples_cached} stored)  "
-                f"executions {tracker.executions_done}/{tracker.executions_total} ({tracker.executions_cached} stored)  "
-                f"tokens {tracker.tokens}\n{mix}")
+class RunDisplay:
+    """Two progress bars (samples, executions) and the status mix, drawn from the tracker's counters."""
+
+    def __init__(self, tracker: Tracker) -> None:
+        self.tracker = tracker
+        self.bars = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
+                             TextColumn("{task.fields[note]}"), TimeElapsedColumn())
+        self.samples = self.bars.add_task("samples", total=None, note="")
+        self.executions = self.bars.add_task("executions", total=None, note="")
+
+    def render(self) -> Group:
+        t = self.tracker
+        self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
+                         note=f"{t.samples_cached} stored, {t.tokens} tokens")
+        self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
+                         note=f"{t.executions_cached} stored")
+        mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
+        return Group(self.bars, Text(mix or "no results yet", style="dim"))
 
 
 def _open_store(out: Path) -> Store:
