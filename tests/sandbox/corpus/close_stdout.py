@@ -3,19 +3,7 @@
 import os
 
 
-def hanoi(instance):
-    """A correct answer for any Hanoi instance."""
-    moves = []
-
-    def go(k, a, b, c):
-        if k:
-            go(k - 1, a, c, b)
-            moves.append([k, a, b])
-            go(k - 1, c, b, a)
-
-    (spare,) = set(instance["pegs"]) - {instance["start"], instance["goal"]}
-    go(instance["n"], instance["start"], instance["goal"], spare)
-    return {"moves": moves}
+from _hanoi import hanoi  # the test inlines corpus/_hanoi.py: the sandbox gets one file
 
 
 def solve(instance):

@@ -9,19 +9,7 @@ import os
 EXPECTED = {"PATH", "LANG", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PYTHONHASHSEED", "HOME", "TMPDIR"}
 
 
-def hanoi(instance):
-    """A correct answer for any Hanoi instance."""
-    moves = []
-
-    def go(k, a, b, c):
-        if k:
-            go(k - 1, a, c, b)
-            moves.append([k, a, b])
-            go(k - 1, c, b, a)
-
-    (spare,) = set(instance["pegs"]) - {instance["start"], instance["goal"]}
-    go(instance["n"], instance["start"], instance["goal"], spare)
-    return {"moves": moves}
+from _hanoi import hanoi  # the test inlines corpus/_hanoi.py: the sandbox gets one file
 
 
 def leaks():
