@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
-from pysat.solvers import Solver
-
 from ._errors import ConfigError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, is_int, open_answer
 
@@ -60,6 +58,7 @@ def find_coloring(n: int, edges: list[list[int]], k: int) -> list[int] | None:
 
     One-hot SAT encoding: variable v·k + c + 1 says node v has colour c + 1.
     """
+    from pysat.solvers import Solver  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
 
     def var(node: int, colour: int) -> int:
         return node * k + colour + 1

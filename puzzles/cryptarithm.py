@@ -10,11 +10,13 @@ from __future__ import annotations
 import random
 import string
 from dataclasses import dataclass
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
 
 from ._errors import ConfigError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 MAX_ADDENDS = 20
 MAX_LENGTH = 10
@@ -47,9 +49,8 @@ def _letters(words: list[str]) -> list[str]:
     return sorted(set("".join(words)))
 
 
-def _model(addends: list[str], result: str) -> tuple[cp_model.CpModel, dict[str, cp_model.IntVar]]:
-    """CP-SAT model: all-different digits, no leading zero on multi-letter words, one linear sum."""
-    model = cp_model.CpModel()
+def _constrain(model: cp_model.CpModel, addends: list[str], result: str) -> dict[str, cp_model.IntVar]:
+    """Fill an empty CP-SAT model: all-different digits, no leading zero on multi-letter words, one linear sum."""
     digit = {letter: model.new_int_var(0, 9, letter) for letter in _letters([*addends, result])}
     model.add_all_different(list(digit.values()))
     for word in [*addends, result]:
@@ -60,25 +61,7 @@ def _model(addends: list[str], result: str) -> tuple[cp_model.CpModel, dict[str,
         for place, letter in enumerate(reversed(word)):
             weight[letter] += sign * 10**place
     model.add(sum(weight[letter] * digit[letter] for letter in digit) == 0)
-    return model, digit
-
-
-class _Search(cp_model.CpSolverSolutionCallback):
-    """Counts solutions up to `cap` and keeps the first one found."""
-
-    def __init__(self, digit: dict[str, cp_model.IntVar], cap: int) -> None:
-        super().__init__()
-        self.digit = digit
-        self.cap = cap
-        self.count = 0
-        self.first: dict[str, int] | None = None
-
-    def on_solution_callback(self) -> None:
-        if self.first is None:
-            self.first = {letter: self.value(var) for letter, var in self.digit.items()}
-        self.count += 1
-        if self.count >= self.cap:
-            self.stop_search()
+    return digit
 
 
 def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, dict[str, int] | None]:
@@ -88,11 +71,31 @@ def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, 
     puzzle whatever order the solutions come in. Enumeration mode (presolve keeps every solution)
     also finds a first solution faster than a plain solve on the top levels.
     """
-    model, digit = _model(addends, result)
+    from ortools.sat.python import cp_model  # deferred: it pulls in numpy and pandas (~0.5 s), so `import puzzles` stays cheap
+
+    class Search(cp_model.CpSolverSolutionCallback):
+        """Counts solutions up to `cap` and keeps the first one found."""
+
+        def __init__(self, digit: dict[str, cp_model.IntVar], cap: int) -> None:
+            super().__init__()
+            self.digit = digit
+            self.cap = cap
+            self.count = 0
+            self.first: dict[str, int] | None = None
+
+        def on_solution_callback(self) -> None:
+            if self.first is None:
+                self.first = {letter: self.value(var) for letter, var in self.digit.items()}
+            self.count += 1
+            if self.count >= self.cap:
+                self.stop_search()
+
+    model = cp_model.CpModel()
+    digit = _constrain(model, addends, result)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.enumerate_all_solutions = True
-    found = _Search(digit, cap)
+    found = Search(digit, cap)
     solver.solve(model, found)
     return found.count, found.first
 

@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import kociemba
-
 from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer, reject
 
 FACES = "URFDLB"  # kociemba order; the opposite of face i is face (i + 3) % 6
@@ -275,6 +273,8 @@ class RubiksCube(Puzzle[RubikParams]):
         path = shortest(state, target, SOLVE_RADIUS)  # optimal up to 6 moves, and [] (not kociemba's 13) if solved
         if path is not None:
             return {"moves": _format(path)}
+        import kociemba  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
+
         return {"moves": kociemba.solve(state, target, max_depth=KOCIEMBA_DEPTH)}
 
     def render(self, instance: dict[str, JSON]) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from math import comb
-
-from pysat.solvers import Solver
+from typing import TYPE_CHECKING
 
 from ._errors import ConfigError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, open_answer
+
+if TYPE_CHECKING:
+    from pysat.solvers import Solver
 
 CLAUSE_WIDTH = 3
 MAX_VARS = 200
@@ -49,9 +51,15 @@ def complexity(instance: dict[str, JSON]) -> dict[str, JSON]:
     return {"n": n, "m": m, "alpha": round(m / n, 3)}
 
 
+def _solver(name: str, clauses: list[list[int]]) -> Solver:
+    from pysat.solvers import Solver  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
+
+    return Solver(name=name, bootstrap_with=clauses)
+
+
 def find_model(clauses: list[list[int]]) -> list[int] | None:
     """A satisfying model as signed literals, or None when the formula is unsatisfiable."""
-    with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+    with _solver(SOLVER, clauses) as solver:
         return solver.get_model() if solver.solve() else None
 
 
@@ -60,7 +68,7 @@ def count_models(clauses: list[list[int]], num_vars: int, cap: int = MODEL_CAP) 
     occurring = {abs(literal) for clause in clauses for literal in clause}
     free = num_vars - len(occurring)
     count = 0
-    with Solver(name=COUNTER, bootstrap_with=clauses) as solver:
+    with _solver(COUNTER, clauses) as solver:
         while count < cap and solver.solve():
             count += 2**free
             solver.add_clause([-literal for literal in solver.get_model() if abs(literal) in occurring])

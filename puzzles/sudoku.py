@@ -12,8 +12,6 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from pysat.solvers import Solver
-
 from ._errors import ConfigError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer, reject
 
@@ -134,6 +132,8 @@ class _Sat:
     """The extended CNF encoding; uniqueness of a known solution S is one incremental call."""
 
     def __init__(self, n: int, units: list[list[int]]) -> None:
+        from pysat.solvers import Solver  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
+
         self.n, self.solver = n, Solver(name=SAT_SOLVER)
         groups = [[self.var(cell, d) for d in range(n)] for cell in range(n * n)]
         groups += [[self.var(cell, d) for cell in unit] for unit, d in itertools.product(units, range(n))]
