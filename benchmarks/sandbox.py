@@ -20,8 +20,9 @@ from typing import Any
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # this folder must not shadow the packages
 
-from codebench.sandbox import Limits, get_backend  # noqa: E402
+from codebench.sandbox import get_backend  # noqa: E402
 from codebench.sandbox._docker import IMAGE  # noqa: E402
+from codebench.types import Limits  # noqa: E402
 
 SOLVER = "def solve(instance):\n    return {'echo': instance['n'] * 2}\n"
 RUNNER = "import json, sys\nnamespace = {}\nexec(sys.argv[1], namespace)\nprint(json.dumps(namespace['solve'](json.load(sys.stdin))))"

@@ -16,7 +16,7 @@ def docker_problem() -> str | None:
     try:
         import docker.errors
 
-        from codebench.sandbox import SandboxUnavailableError
+        from codebench.errors import SandboxUnavailableError
         from codebench.sandbox._docker import IMAGE, LABEL, connect
         from codebench.sandbox._image import image_digest
     except ImportError as exc:

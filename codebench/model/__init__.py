@@ -1,9 +1,5 @@
-"""Model access: endpoints and presets (`_presets`, no `openai` import) and the async client (`_client`).
+"""The model stage: endpoints and presets (`presets`, no `openai`), the async client for any OpenAI-compatible
+server (`client`, the only importer of `openai`), and a mock server for tests and the demo (`mock_server`).
 
-`openai` is imported only by `_client`; importing this package loads it.
+Nothing is imported here, so loading one module never loads the others.
 """
-
-from ._client import Completion, ModelClient, ModelFatalError
-from ._presets import PRESETS, Endpoint, ModelConfigError, resolve_endpoint
-
-__all__ = ["PRESETS", "Completion", "Endpoint", "ModelClient", "ModelConfigError", "ModelFatalError", "resolve_endpoint"]

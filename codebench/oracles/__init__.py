@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .._errors import InputError
+from ..errors import InputError
 
 ORACLES = ("hanoi", "checkers", "river", "sat", "cryptarithm", "coloring", "waterjug", "sudoku", "rubik")
 

@@ -1,32 +1,100 @@
-"""Running untrusted solver programs: backends (docker, local), limits in, recorded facts out.
+"""Running untrusted programs: one `SandboxBackend` protocol, the docker and local backends, and a fake for tests.
 
-`get_backend(name)` imports the backend's heavy dependencies (docker SDK, psutil) only when asked.
+A backend takes batches (a program and the instances to run it on) from any number of callers, runs
+them on its workers, and streams each task's facts back as it finishes. Whatever the program does
+comes back as facts; exceptions are only for a failing backend. `get_backend(name)` imports the
+backend's heavy dependencies (docker SDK, psutil) only when asked.
 """
 
 from __future__ import annotations
 
-from ._pool import SandboxError, SandboxUnavailableError, WorkerPool
-from ._types import Facts, Limits
+import queue
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, ClassVar
+
+from ..errors import ConfigError
+from ..keys import program_key
+from ..types import Batch, Facts, Limits, Program, Result, Task
 
 BACKENDS = ("docker", "local")
 
+Deliver = Callable[[Result], None]
 
-def get_backend(name: str, limits: Limits | None = None, workers: int | None = None) -> WorkerPool:
-    """Start a backend by name; use it as a context manager (`with get_backend("docker") as sandbox:`).
+
+class SandboxBackend(ABC):
+    """Runs batches on a fixed set of workers; use it as a context manager so its workers are removed."""
+
+    name: ClassVar[str]
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+
+    @property
+    @abstractmethod
+    def capacity(self) -> int:
+        """How many executions run at once."""
+
+    @abstractmethod
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        """Queue `batch` and return at once; `deliver` gets one Result per task as it finishes.
+
+        `deliver` is called from a backend thread (or from this one, before `submit` returns, for a
+        batch the backend settles without running it), exactly once per task, unless the backend is
+        closed first: close() abandons the tasks not yet started.
+
+        Raises:
+            SandboxError: the backend is closed.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop every worker and release what the backend holds."""
+
+    def stream(self, batches: Iterable[Batch]) -> Iterator[Result]:
+        """Submit `batches` and yield their results in this thread, in the order they finish."""
+        finished: queue.SimpleQueue[Result] = queue.SimpleQueue()
+        expected = 0
+        for batch in batches:
+            self.submit(batch, finished.put)
+            expected += len(batch.tasks)
+        for _ in range(expected):
+            yield finished.get()
+
+    def run(self, source: str, instances: Sequence[dict[str, Any]], entry: str = "solve") -> list[Facts]:
+        """One program on `instances`: the facts of each, in input order."""
+        program = Program(program_key(source), source, entry)
+        tasks = tuple(Task(str(index), instance) for index, instance in enumerate(instances))
+        facts: list[Facts | None] = [None] * len(tasks)
+        for result in self.stream([Batch(program, tasks)]):
+            facts[int(result.task.key)] = result.facts
+        return [f if f is not None else Facts.infrastructure("run", "never delivered") for f in facts]
+
+    def __enter__(self) -> SandboxBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def get_backend(name: str, limits: Limits | None = None, workers: int | None = None) -> SandboxBackend:
+    """Start a backend by name (`with get_backend("docker") as sandbox:`); `workers` defaults to one per core.
 
     Raises:
         SandboxUnavailableError: the backend cannot run here (the message says how to fix it).
-        ValueError: an unknown backend name.
+        ConfigError: an unknown backend name, or fewer than one worker.
     """
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers {workers}: a sandbox needs at least one worker")
     if name == "docker":
         from ._docker import DockerBackend
 
-        return DockerBackend(limits, workers)
+        return DockerBackend(limits or Limits(), workers)
     if name == "local":
         from ._local import LocalBackend
 
-        return LocalBackend(limits, workers)
-    raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+        return LocalBackend(limits or Limits(), workers)
+    raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "Facts", "Limits", "SandboxError", "SandboxUnavailableError", "WorkerPool", "get_backend"]
+__all__ = ["BACKENDS", "Deliver", "SandboxBackend", "get_backend"]

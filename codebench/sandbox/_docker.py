@@ -19,9 +19,11 @@ import docker.errors
 import requests
 from docker.types import LogConfig, Ulimit
 
-from ._pool import SandboxError, SandboxUnavailableError, WorkerPool
+from ..errors import SandboxError, SandboxUnavailableError
+from ..types import MIB, Batch, Limits
+from . import Deliver, SandboxBackend
+from ._pool import WorkerPool
 from ._session import Session, SessionBroken
-from ._types import MIB, Limits
 
 IMAGE = "codebench-sandbox:latest"
 API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still serve it
@@ -160,51 +162,60 @@ class ExecTransport:
 
 
 class DockerWorker:
-    """One warm hardened container; recycled (removed and recreated) whenever it misbehaves."""
+    """One warm hardened container; recycled (removed and recreated) whenever it misbehaves, never after close()."""
 
     def __init__(self, client: docker.DockerClient, image: str, limits: Limits, run_id: str, cpuset: str | None,
                  solver_uid: int) -> None:
         self.client, self.image, self.limits, self.run_id, self.cpuset = client, image, limits, run_id, cpuset
         self.solver_uid = solver_uid
         self.container: Any = None
+        self.closed = False
         self.start()
 
     def start(self) -> None:
+        if self.closed:
+            raise SandboxError("the worker is closed")
         labels = {f"{LABEL}.owner": owner_label(), f"{LABEL}.run": self.run_id, f"{LABEL}.role": "worker"}
         try:
             self.container = self.client.containers.run(self.image, detach=True, labels=labels,
                                                         cpuset_cpus=self.cpuset, **hardening(self.limits))
         except docker.errors.ImageNotFound:
             raise SandboxUnavailableError(f"image {self.image} is missing; build it: codebench sandbox build") from None
-        except docker.errors.DockerException as exc:
+        except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
             raise SandboxError(f"cannot start a worker container: {exc}") from None
 
     def open_session(self) -> Session:
+        if self.container is None:  # a recycle that failed: try again now
+            self.start()
         try:
             return Session(ExecTransport(self.client, self.container.id, self.solver_uid))
-        except docker.errors.DockerException as exc:
+        except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
             raise SandboxError(f"docker exec failed: {exc}") from None
 
     def recycle(self) -> None:
-        self.close()
+        self._remove()
         self.start()
 
     def close(self) -> None:
-        if self.container is not None:
+        self.closed = True
+        self._remove()
+
+    def _remove(self) -> None:
+        container, self.container = self.container, None
+        if container is not None:
             try:
-                self.container.remove(force=True)
-            except docker.errors.DockerException:
+                container.remove(force=True)
+            except (docker.errors.DockerException, requests.exceptions.RequestException):
                 pass  # already gone; `codebench sandbox cleanup` sweeps anything left by label
-            self.container = None
 
 
-class DockerBackend(WorkerPool):
+class DockerBackend(SandboxBackend):
     """The default sandbox: `workers` warm containers (default one per core), each pinned to a core."""
 
     name = "docker"
 
-    def __init__(self, limits: Limits | None = None, workers: int | None = None, image: str = IMAGE) -> None:
-        limits = limits or Limits()
+    def __init__(self, limits: Limits, workers: int | None = None, image: str = IMAGE) -> None:
+        super().__init__(limits)
         self.client = connect()
         sweep_orphans(self.client)
         count = workers or os.cpu_count() or 1
@@ -217,11 +228,19 @@ class DockerBackend(WorkerPool):
         except SandboxError:
             for worker in started:
                 worker.close()
+            self.client.close()
             raise
-        super().__init__(started, limits)
+        self.pool = WorkerPool(started, limits, limits.for_supervisor())
+
+    @property
+    def capacity(self) -> int:
+        return len(self.pool.workers)
+
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        self.pool.submit(batch, deliver)
 
     def close(self) -> None:
-        super().close()
+        self.pool.close()
         self.client.close()
 
 

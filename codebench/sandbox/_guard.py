@@ -23,7 +23,7 @@ import ast
 from RestrictedPython import compile_restricted_exec
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
 
-from ._types import Facts
+from ..types import Facts
 
 GUARD_ERROR = "GuardError"  # the exception type shown in the verdict detail: exception:GuardError
 

@@ -11,9 +11,9 @@ import docker
 import docker.errors
 from docker.types import LogConfig
 
+from ..errors import SandboxUnavailableError
+from ..types import Limits
 from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, sweep_orphans
-from ._pool import SandboxUnavailableError
-from ._types import Limits
 
 DEFAULT_BASE = "python:3.11-slim"
 OFFLINE_BASE = "codebench-base:bookworm"

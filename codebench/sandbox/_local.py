@@ -32,17 +32,18 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from . import _guard
-from ._pool import OnResult, SandboxUnavailableError, WorkerPool
+from ..errors import SandboxUnavailableError
+from ..types import MIB, Batch, Facts, Limits, Result
+from . import Deliver, SandboxBackend, _guard
+from ._pool import WorkerPool
 from ._session import PipeTransport, Session
-from ._types import MIB, Facts, Limits
 from ._watchdog import Watchdog, kill
 
 SUPERVISOR = Path(__file__).resolve().parents[2] / "sandbox_images" / "supervisor.py"
@@ -163,13 +164,13 @@ class LocalWorker:
             self.lock_fd = None
 
 
-class LocalBackend(WorkerPool):
+class LocalBackend(SandboxBackend):
     """`workers` supervisors on the host (default one per core); see the module docstring for what contains them."""
 
     name = "local"
 
-    def __init__(self, limits: Limits | None = None, workers: int | None = None) -> None:
-        limits = limits or Limits()
+    def __init__(self, limits: Limits, workers: int | None = None) -> None:
+        super().__init__(limits)
         if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
             raise SandboxUnavailableError("the local sandbox needs Linux (5.3 or newer); elsewhere use the docker backend")
         if not SUPERVISOR.is_file():
@@ -185,23 +186,25 @@ class LocalBackend(WorkerPool):
                     os.close(fd)
             raise
         announce()
-        super().__init__([LocalWorker(limits, uid, fd) for uid, fd in claims], limits)
+        # No memory cgroup here: the address space of each process is capped instead.
+        enforced = {**limits.for_supervisor(), "address_space_bytes": (limits.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * MIB}
+        self.pool = WorkerPool([LocalWorker(limits, uid, fd) for uid, fd in claims], limits, enforced)
 
-    def enforced_limits(self) -> dict[str, Any]:
-        """No memory cgroup here: the address space of each process is capped instead."""
-        return {**super().enforced_limits(),
-                "address_space_bytes": (self.limits.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * MIB}
+    @property
+    def capacity(self) -> int:
+        return len(self.pool.workers)
 
-    def run(self, source: str, instances: Sequence[dict[str, Any]], entry: str = "solve",
-            on_result: OnResult | None = None) -> list[Facts]:
-        """As WorkerPool.run, except that a program the guard refuses never starts (same load facts for every instance)."""
-        refused = _guard.check(source)
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        """As the protocol says; a program the guard refuses never starts (its load facts stand for every task)."""
+        refused = _guard.check(batch.program.source)
         if refused is None:
-            return super().run(source, instances, entry, on_result)
-        for index in range(len(instances)):
-            if on_result is not None:
-                on_result(index, refused)
-        return [refused] * len(instances)
+            self.pool.submit(batch, deliver)
+            return
+        for task in batch.tasks:
+            deliver(Result(batch, task, refused))
+
+    def close(self) -> None:
+        self.pool.close()
 
 
 def claim_uid() -> tuple[int, int]:

@@ -1,116 +1,166 @@
-"""Runs one program over many instances on a few workers: load once per worker, one child per instance.
+"""The scheduler inside the backends: keeps every worker busy with the tasks of many programs at once.
 
-A worker is one isolation unit (a warm container, or a local supervisor). A broken session is
-retried on a recycled worker; an instance never gets lost: it ends with facts, or infrastructure facts.
+Each worker (a warm container, a local supervisor, a fake) has one thread that runs one program at a
+time: a free worker takes the next task of the program it has loaded, else the first task of the
+oldest batch with tasks left, and loads that program once. A broken session is retried once on a
+recycled worker; every task ends with facts (infrastructure facts if need be), delivered exactly once.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ._session import Session, SessionBroken
-from ._types import Facts, Limits
+from ..errors import SandboxError
+from ..types import Batch, Facts, Limits, Program, Result, Task
+from . import Deliver
+from ._session import SessionBroken
 
-ATTEMPTS = 2  # per instance: the first try, and one on a recycled worker
+ATTEMPTS = 2  # per task: the first try, and one on a recycled worker
+CLOSE_GRACE_S = 5.0  # how long close() waits for a task in flight once the workers are gone
+
+log = logging.getLogger("codebench.sandbox")
 
 
-class SandboxError(Exception):
-    """The sandbox infrastructure failed (engine, container, supervisor); never the program's fault."""
+class WorkerSession(Protocol):
+    """One supervisor: loads a program once, then runs instances one by one (`_session.Session`, or a fake)."""
 
-
-class SandboxUnavailableError(SandboxError):
-    """The backend cannot run at all; the message says how to fix it."""
+    def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts: ...
+    def run(self, instance: dict[str, Any], limits: Limits) -> Facts: ...
+    def close(self) -> None: ...
 
 
 class Worker(Protocol):
-    def open_session(self) -> Session: ...
+    """One isolation unit: opens supervisor sessions, is rebuilt when it misbehaves."""
+
+    def open_session(self) -> WorkerSession: ...
     def recycle(self) -> None: ...
     def close(self) -> None: ...
 
 
-OnResult = Callable[[int, Facts], None]
+@dataclass
+class _Queued:
+    batch: Batch
+    deliver: Deliver
+    tasks: deque[Task] = field(default_factory=deque)  # not yet taken by a worker
 
 
 class WorkerPool:
-    """Fans instances out over workers, each a thread with its own supervisor session."""
+    """Runs submitted batches on `workers`; `enforced` is what the supervisor applies to each child."""
 
-    name = "pool"
+    def __init__(self, workers: Sequence[Worker], limits: Limits, enforced: dict[str, Any]) -> None:
+        self.workers, self.enforced = list(workers), enforced
+        self._queue: deque[_Queued] = deque()
+        self._ready = threading.Condition()
+        self._closing = threading.Event()
+        self._threads = [threading.Thread(target=self._serve, args=(_Lane(worker, limits, enforced, self._closing),),
+                                          name=f"codebench-sandbox-{index}", daemon=True)
+                         for index, worker in enumerate(self.workers)]
+        for thread in self._threads:
+            thread.start()
 
-    def __init__(self, workers: Sequence[Worker], limits: Limits) -> None:
-        self.workers = list(workers)
-        self.limits = limits
-        self.busy = threading.Lock()  # one program at a time: its sessions share each worker's solver uid
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        """Queue a batch; returns at once.
 
-    def run(self, source: str, instances: Sequence[dict[str, Any]], entry: str = "solve",
-            on_result: OnResult | None = None) -> list[Facts]:
-        """Facts for every instance, in input order; `on_result` is called as each one finishes."""
-        results: list[Facts | None] = [None] * len(instances)
-        pending = iter(range(len(instances)))
-        lock = threading.Lock()
+        Raises:
+            SandboxError: the pool is closed.
+        """
+        if not batch.tasks:
+            return
+        with self._ready:
+            if self._closing.is_set():
+                raise SandboxError("the sandbox is closed: no more programs can run in it")
+            self._queue.append(_Queued(batch, deliver, deque(batch.tasks)))
+            self._ready.notify_all()
 
-        def next_index() -> int | None:
-            with lock:
-                return next(pending, None)
+    def _take(self, loaded: Program | None) -> tuple[_Queued, Task] | None:
+        """The next task for a worker that has `loaded` (None when closing)."""
+        with self._ready:
+            while not self._queue and not self._closing.is_set():
+                self._ready.wait()
+            if self._closing.is_set():
+                return None
+            queued = next((q for q in self._queue if q.batch.program == loaded), self._queue[0])
+            task = queued.tasks.popleft()
+            if not queued.tasks:
+                self._queue.remove(queued)
+            return queued, task
 
-        def record(index: int, facts: Facts) -> None:
-            results[index] = facts
-            if on_result is not None:
-                with lock:
-                    on_result(index, facts)
+    def _serve(self, lane: _Lane) -> None:
+        while (taken := self._take(lane.program)) is not None:
+            queued, task = taken
+            try:
+                facts = lane.run(queued.batch.program, task)
+            except Exception as exc:  # a bug, not the program's doing: recorded as sandbox_error, the worker goes on
+                log.exception("sandbox worker failed on a task")
+                facts = Facts.infrastructure("run", f"internal error: {type(exc).__name__}: {exc}")
+                lane.discard()
+            try:
+                queued.deliver(Result(queued.batch, task, facts))
+            except Exception:  # the receiver's fault; the next tasks must still be run and delivered
+                log.exception("delivering a sandbox result failed")
+        lane.end()
 
-        threads = [threading.Thread(target=self._serve, args=(worker, source, entry, instances, next_index, record),
-                                    daemon=True) for worker in self.workers]
-        with self.busy:
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        return [facts if facts is not None else Facts.infrastructure("run", "worker thread died") for facts in results]
+    def close(self) -> None:
+        """Abandon the tasks not started, stop the workers, and wait briefly for the ones in flight."""
+        with self._ready:
+            self._closing.set()
+            self._queue.clear()
+            self._ready.notify_all()
+        for worker in self.workers:  # an instance in flight ends now: its session breaks
+            worker.close()
+        for thread in self._threads:
+            thread.join(CLOSE_GRACE_S)
 
-    def _serve(self, worker: Worker, source: str, entry: str, instances: Sequence[dict[str, Any]],
-               next_index: Callable[[], int | None], record: OnResult) -> None:
-        session: Session | None = None
-        loaded: Facts | None = None
-        while (index := next_index()) is not None:
-            facts = Facts.infrastructure("run", "not attempted")
-            for _ in range(ATTEMPTS):
-                try:
-                    if session is None or loaded is None:
-                        session = worker.open_session()
-                        loaded = session.load(source, entry, self.limits, self.enforced_limits())
-                    facts = session.run(instances[index], self.limits) if loaded.loaded else loaded
-                    break
-                except (SessionBroken, SandboxError, OSError) as exc:
-                    facts = Facts.infrastructure("run", f"{type(exc).__name__}: {exc}")
-                    session, loaded = self._discard(worker, session)
-            record(index, facts)
-            if facts.survivors:  # something of the program outlived the kill: start afresh
-                session, loaded = self._discard(worker, session)
-        if session is not None:
-            session.close()
 
-    @staticmethod
-    def _discard(worker: Worker, session: Session | None) -> tuple[None, None]:
+class _Lane:
+    """One worker's thread state: its open session and the program loaded in it."""
+
+    def __init__(self, worker: Worker, limits: Limits, enforced: dict[str, Any], closing: threading.Event) -> None:
+        self.worker, self.limits, self.enforced, self.closing = worker, limits, enforced, closing
+        self.session: WorkerSession | None = None
+        self.program: Program | None = None
+        self.loaded: Facts | None = None
+
+    def run(self, program: Program, task: Task) -> Facts:
+        if program != self.program:
+            self.end()
+            self.program = program
+        facts = Facts.infrastructure("run", "not attempted")
+        for _ in range(ATTEMPTS):
+            try:
+                if self.session is None or self.loaded is None:
+                    self.session = self.worker.open_session()
+                    self.loaded = self.session.load(program.source, program.entry, self.limits, self.enforced)
+                facts = self.session.run(task.instance, self.limits) if self.loaded.loaded else self.loaded
+                break
+            except (SessionBroken, SandboxError, OSError) as exc:
+                facts = Facts.infrastructure("run", f"{type(exc).__name__}: {exc}")
+                self.discard()
+        if facts.survivors:  # something of the program outlived the kill: start afresh
+            self.discard()
+        return facts
+
+    def discard(self) -> None:
+        """Drop the session and rebuild the worker (unless closing); a failed rebuild is retried on next use."""
+        session, self.session, self.loaded = self.session, None, None
         if session is not None:
             try:
                 session.close()
             except (SessionBroken, OSError):
-                pass
-        worker.recycle()
-        return None, None
+                pass  # already broken: that is why it is discarded
+        if not self.closing.is_set():
+            try:
+                self.worker.recycle()
+            except SandboxError as exc:
+                log.warning("recycling a sandbox worker failed (%s); it is retried on the next task", exc)
 
-    def enforced_limits(self) -> dict[str, Any]:
-        """The limits the supervisor applies to each child; backends add what their isolation lacks."""
-        return self.limits.for_supervisor()
-
-    def close(self) -> None:
-        for worker in self.workers:
-            worker.close()
-
-    def __enter__(self) -> WorkerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def end(self) -> None:
+        """Close the session cleanly: the supervisor kills and wipes what the program left."""
+        session, self.session, self.loaded = self.session, None, None
+        if session is not None:
+            session.close()

@@ -14,7 +14,7 @@ import subprocess
 import time
 from typing import Any, Protocol
 
-from ._types import Facts, Limits
+from ..types import Facts, Limits
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 512 << 20  # a reply holds at most the answer cap plus excerpts; anything larger is garbage

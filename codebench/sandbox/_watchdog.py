@@ -13,8 +13,8 @@ import threading
 
 import psutil
 
+from ..types import MIB, Limits
 from ._session import SessionBroken
-from ._types import MIB, Limits
 
 SAMPLE_S = 0.05
 
@@ -24,7 +24,7 @@ class Watchdog:
 
     def __init__(self, limits: Limits, uid: int | None) -> None:
         self.memory_bytes = limits.memory_mib * MIB
-        self.cpu_s = limits.for_supervisor()["cpu_s"] + 0.5
+        self.cpu_s = limits.cpu_limit_s + 0.5
         self.processes = limits.processes
         self.uid = uid
         self.lock = threading.Lock()

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from codebench._extract import Extraction, extract_program
+from codebench.modes._extract import Extraction, extract_program
 
 F = "```"  # a fence, so the replies below read like what models send
 PROGRAM = 'def solve(instance):\n    return {"moves": []}\n'
 HELPER = "import math\n\ndef helper(x):\n    return math.isqrt(x)\n"
 
 CASES: list[tuple[str, str, str, str | None, str]] = [
-    # (id, reply, status, substring of the source (None: no source), substring of the detail)
+    # (id, reply, status ("ok": a program), substring of the source (None: no source), substring of the detail)
     ("fenced_python", f"Here is my solver.\n\n{F}python\n{PROGRAM}{F}\n\nIt runs in O(n).", "ok", 'return {"moves": []}',
      "block 1 of 1 (python)"),
     ("fenced_py_tag", f"{F}py\n{PROGRAM}{F}", "ok", "def solve(instance):", "(py)"),
@@ -82,7 +82,7 @@ CASES: list[tuple[str, str, str, str | None, str]] = [
 @pytest.mark.parametrize(("reply", "status", "in_source", "in_detail"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_extraction_table(reply: str, status: str, in_source: str | None, in_detail: str) -> None:
     result = extract_program(reply)
-    assert result.status == status, result
+    assert (result.status or "ok") == status, result
     assert in_detail in result.detail, result.detail
     if in_source is None:
         assert result.source is None
@@ -93,7 +93,7 @@ def test_extraction_table(reply: str, status: str, in_source: str | None, in_det
 
 
 def test_ok_source_is_exactly_the_block_without_fences_or_artefacts() -> None:
-    assert extract_program(f"Text\n{F}python\n{PROGRAM}{F}\nMore text") == Extraction("ok", PROGRAM, "fenced block 1 of 1 (python), "
+    assert extract_program(f"Text\n{F}python\n{PROGRAM}{F}\nMore text") == Extraction(None, PROGRAM, "fenced block 1 of 1 (python), "
                                                                                         "the last to define solve()")
     assert extract_program(f"python\n{PROGRAM}").source == PROGRAM
 

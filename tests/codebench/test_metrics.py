@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from codebench._metrics import CollapseThreshold, ExecutionRow, cell_metrics, collapse_thresholds, pass_at_k
+from codebench.analysis.metrics import CollapseThreshold, ExecutionRow, cell_metrics, collapse_thresholds, pass_at_k
 
 
 def row(instance: str, sample: int, status: str, *, level: int = 1, puzzle: str = "hanoi", model: str = "m",

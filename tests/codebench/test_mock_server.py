@@ -18,9 +18,11 @@ import jsonschema
 import pytest
 
 import puzzles
-from codebench._errors import InputError
-from codebench._mock_server import BEHAVIORS, MIXED_WEIGHTS, NO_CODE, MockServer, mixed_choice, reply_text, start_mock_server
-from codebench.model import Endpoint, ModelClient
+from codebench.errors import InputError
+from codebench.model.client import ModelClient
+from codebench.model.mock_behaviors import BEHAVIORS, MIXED_WEIGHTS, NO_CODE, mixed_choice, reply_text
+from codebench.model.mock_server import MockServer, start_mock_server
+from codebench.model.presets import Endpoint
 from codebench.oracles import ORACLES, oracle_source
 
 FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -194,7 +196,7 @@ def test_bad_settings_and_a_taken_port_are_input_errors(server: MockServer) -> N
 
 
 def test_the_command_serves_until_interrupted() -> None:
-    script = "import typer; from codebench._mock_server import mock_server_command; typer.run(mock_server_command)"
+    script = "import typer; from codebench.cli._mock import mock_server_command; typer.run(mock_server_command)"
     with subprocess.Popen([sys.executable, "-c", script, "--port", "0", "--behavior", "wrong"], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True) as process:
         try:

@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from codebench._mock_server import DEFAULT_PORT, MockServer, start_mock_server
-from codebench.model import PRESETS, Completion, Endpoint, ModelClient, ModelConfigError, ModelFatalError, resolve_endpoint
+from codebench.errors import ModelConfigError, ModelError
+from codebench.model.client import ModelClient
+from codebench.model.mock_server import MockServer, start_mock_server
+from codebench.model.presets import MOCK_PORT, PRESETS, Endpoint, resolve_endpoint
 from codebench.oracles import oracle_source
+from codebench.types import Completion
 
 PROMPT = "codebench-puzzle: hanoi\n\nWrite solve(instance)."
 MESSAGES = [{"role": "system", "content": "You write Python."}, {"role": "user", "content": PROMPT}]
@@ -86,7 +89,7 @@ def test_a_bad_request_is_a_sample_error_and_not_retried(server: MockServer) -> 
 
 def test_a_wrong_key_ends_the_run_with_a_fix() -> None:
     with start_mock_server(api_key="right") as server:
-        with pytest.raises(ModelFatalError, match=r"rejected the API key \(HTTP 401: Incorrect API key provided\.\): set the variable"):
+        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: Incorrect API key provided\.\): set the variable"):
             ask(server.url, key="wrong")
         assert server.hits == 1  # not retried
         assert ask(server.url, key="right").error is None
@@ -97,7 +100,7 @@ def test_a_wrong_key_ends_the_run_with_a_fix() -> None:
     ("quota", r"quota at .* is exhausted \(HTTP 429: You exceeded your current quota.*\): add credit or use another key"),
 ])
 def test_unknown_models_and_exhausted_quota_end_the_run_without_retrying(server: MockServer, model: str, message: str) -> None:
-    with pytest.raises(ModelFatalError, match=message):
+    with pytest.raises(ModelError, match=message):
         ask(server.url, model)
     assert server.hits == 1
 
@@ -124,7 +127,7 @@ def test_an_unreachable_server_ends_the_run() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(ModelFatalError, match=rf"cannot reach http://127.0.0.1:{port}/v1 .* after 2 attempts: start the server"):
+    with pytest.raises(ModelError, match=rf"cannot reach http://127.0.0.1:{port}/v1 .* after 2 attempts: start the server"):
         ask(f"http://127.0.0.1:{port}/v1", max_retries=1)
 
 
@@ -154,7 +157,7 @@ def test_resolve_endpoint_presets_overrides_and_keys(monkeypatch: pytest.MonkeyP
     assert resolve_endpoint("llama3", None, None, "ollama") == Endpoint("llama3", "http://localhost:11434/v1", "ollama")
     assert resolve_endpoint("m", "http://10.0.0.5:8000/v1/", None, "vllm") == Endpoint("m", "http://10.0.0.5:8000/v1", "EMPTY")
     assert resolve_endpoint("m", "http://h:1/v1", "MY_KEY", None) == Endpoint("m", "http://h:1/v1", "sk-test")
-    assert resolve_endpoint("oracle", None, None, "mock").base_url == f"http://127.0.0.1:{DEFAULT_PORT}/v1"
+    assert resolve_endpoint("oracle", None, None, "mock").base_url == f"http://127.0.0.1:{MOCK_PORT}/v1"
     assert set(PRESETS) == {"openai", "vllm", "ollama", "llamacpp", "mock"}
     with pytest.raises(ModelConfigError, match="environment variable OPENAI_API_KEY is not set .*--api-key-env VAR"):
         resolve_endpoint("gpt-4o-mini", None, None, None)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import puzzles
-from codebench._errors import InputError
+from codebench.errors import InputError
 from codebench.oracles import ORACLES, oracle_names, oracle_source
 
 LEVELS = range(1, 7)

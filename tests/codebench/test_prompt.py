@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 import puzzles
-from codebench import _prompt
-from codebench._errors import CodebenchError
-from codebench._prompt import Prompt, example_answer, render_code_prompt
-from codebench.sandbox import Limits
+from codebench.errors import CodebenchError
+from codebench.modes import _templates
+from codebench.modes._templates import example_answer
+from codebench.modes.code import render_code_prompt
+from codebench.types import Limits, Prompt
 from puzzles.hanoi import Hanoi
 from puzzles.rubik import MOVE_INDEX, SOLVED, _net, apply_moves
 from puzzles.sudoku import _connected, _geometry
@@ -136,8 +137,8 @@ def test_rendering_is_byte_identical(prompts: dict[str, Prompt]) -> None:
 def test_rendering_is_identical_in_another_process(prompts: dict[str, Prompt]) -> None:
     script = (
         "import hashlib, puzzles\n"
-        "from codebench._prompt import render_code_prompt\n"
-        "from codebench.sandbox import Limits\n"
+        "from codebench.modes.code import render_code_prompt\n"
+        "from codebench.types import Limits\n"
         "for name in puzzles.puzzle_names():\n"
         "    print(name, hashlib.sha256(render_code_prompt(puzzles.get_puzzle(name), Limits()).text.encode()).hexdigest())\n"
     )
@@ -177,24 +178,24 @@ def test_long_example_answer_shows_a_prefix_and_says_so() -> None:
     assert 1 <= len(shown) < 255 and shown == full["moves"][: len(shown)] and len(text) <= 300
     assert note == f'Only the first {len(shown)} of the 255 entries of "moves" are shown.'
     text, note = example_answer(hanoi, full)
-    assert len(text) <= _prompt.EXAMPLE_CHARS < len(_prompt.compact_json(full)) and note.startswith("Only the first ")
+    assert len(text) <= _templates.EXAMPLE_CHARS < len(_templates.compact_json(full)) and note.startswith("Only the first ")
     small = hanoi.solve(hanoi.generate(1, 0).instance)
-    assert example_answer(hanoi, small) == (_prompt.compact_json(small), "")
+    assert example_answer(hanoi, small) == (_templates.compact_json(small), "")
 
 
 def test_missing_template_says_where() -> None:
     class Unknown(Hanoi):
         name = "nosuch"
 
-    with pytest.raises(CodebenchError, match=r"no code-mode prompt template for puzzle 'nosuch': expected .*templates/code/nosuch\.md\.j2"):
+    with pytest.raises(CodebenchError, match=r"no code-mode prompt template 'nosuch': expected .*templates/code/nosuch\.md\.j2"):
         render_code_prompt(Unknown(), Limits())
 
 
 def test_missing_templates_folder_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(_prompt, "TEMPLATES", tmp_path)
-    _prompt._environment.cache_clear()
+    monkeypatch.setattr(_templates, "TEMPLATES", tmp_path)
+    _templates._environment.cache_clear()
     try:
         with pytest.raises(CodebenchError, match="prompt templates not found at .*pip install -e"):
             render_code_prompt(puzzles.get_puzzle("hanoi"), Limits())
     finally:
-        _prompt._environment.cache_clear()
+        _templates._environment.cache_clear()

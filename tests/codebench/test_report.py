@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from codebench._errors import InputError
-from codebench._metrics import ExecutionRow
-from codebench._report import Report, build_report, render_report
+from codebench.analysis.metrics import ExecutionRow
+from codebench.analysis.report import Report, build_report, render_report
+from codebench.errors import InputError
 
 
 def r(puzzle: str, level: int, instance: str, sample: int, status: str, complexity: float | None,

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from codebench._mock_server import start_mock_server
-from codebench._pipeline import execution_rows
-from codebench._store import Store
+from codebench.model.mock_server import start_mock_server
+from codebench.run.store import Store
 
 from .cli import run_cli
 
@@ -25,12 +24,10 @@ pytestmark = pytest.mark.docker
 SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
 
 
-
-
 def rows(out: Path) -> list[tuple[str, str, int, str, int, str]]:
-    store = Store(out / "run.sqlite")
+    store = Store.for_reading(out / "run.sqlite")
     try:
-        return sorted((r.model, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in execution_rows(store))
+        return sorted((r.model, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in store.report_rows())
     finally:
         store.close()
 

@@ -12,14 +12,13 @@ from .cli import run_cli
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens: a dry run must not call it
 
 
-
-
 def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "run", "--model", "a,b", "--base-url", DEAD_URL, "--puzzles", "hanoi,sat",
                            "--levels", "1-3", "--instances-per-level", "2", "--samples", "4", "--out", str(tmp_path), "--dry-run")
     plan = json.loads(out)
     assert code == 0 and plan["requests"] == 2 * 2 * 4 and plan["requests_stored"] == 0
     assert plan["executions_at_most"] == 2 * 2 * 4 * 3 * 2 and plan["puzzles"] == {"hanoi": 6, "sat": 6}
+    assert list(tmp_path.iterdir()) == []  # a dry run writes nothing, not even an empty database
 
 
 def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,7 +38,7 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--levels", "x"], "--levels 'x'"),
         (["--samples", "0"], "--samples and --instances-per-level must be at least 1"),
         (["--api-key-env", "CODEBENCH_NO_SUCH_VARIABLE"], "CODEBENCH_NO_SUCH_VARIABLE"),
-        (["--cpu", "-1"], "bad run option"),
+        (["--cpu", "-1"], "--cpu -1.0: give a positive number (CPU seconds per instance)"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

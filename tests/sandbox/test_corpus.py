@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import puzzles
-from codebench._outcome import Outcome, Status, judge
-from codebench.sandbox import Facts, Limits, WorkerPool, get_backend
+from codebench.judge import judge_execution as judge
+from codebench.sandbox import SandboxBackend, get_backend
 from codebench.sandbox._docker import LABEL, connect, owner_label
-from codebench.sandbox._types import MIB
+from codebench.types import MIB, Facts, Limits, Outcome, Status
 
 pytestmark = pytest.mark.docker
 
@@ -113,7 +113,7 @@ def sandbox():
         yield backend
 
 
-def assert_clean_slate(sandbox: WorkerPool, after: str) -> None:
+def assert_clean_slate(sandbox: SandboxBackend, after: str) -> None:
     facts = sandbox.run(source("clean_slate.py"), [THREE])[0]
     outcome = outcome_of(facts, THREE)
     assert outcome.status == S.LEGAL, f"after {after}: {outcome.status} {outcome.detail} {facts.stdout or facts.infra_error}"
@@ -125,7 +125,7 @@ def test_every_program_has_an_expectation():
 
 
 @pytest.mark.parametrize("program", sorted(CASES))
-def test_program(sandbox: WorkerPool, program: str):
+def test_program(sandbox: SandboxBackend, program: str):
     case = CASES[program]
     instances = [THREE, FOUR] if case.then_legal else [THREE]
     facts = sandbox.run(source(program), instances)
@@ -148,13 +148,13 @@ def test_program(sandbox: WorkerPool, program: str):
     assert_clean_slate(sandbox, program)
 
 
-def test_daemon_was_there_to_kill(sandbox: WorkerPool):
+def test_daemon_was_there_to_kill(sandbox: SandboxBackend):
     facts = sandbox.run(source("daemon.py"), [THREE])[0]
     assert outcome_of(facts, THREE).status == S.LEGAL
     assert facts.leftovers >= 1 and facts.survivors == 0, facts
 
 
-def test_output_excerpts(sandbox: WorkerPool):
+def test_output_excerpts(sandbox: SandboxBackend):
     invalid = sandbox.run(source("invalid_utf8.py"), [THREE])[0]
     assert "before \\xff\\xfe" in invalid.stdout and "after" in invalid.stdout, invalid.stdout
     fake = sandbox.run(source("fake_verdict.py"), [THREE])[0]
@@ -173,11 +173,11 @@ SOLVER_PROCESSES = ("import os, sys; "
                     "print(sum(os.stat(f'/proc/{p}').st_uid == int(sys.argv[1]) for p in os.listdir('/proc') if p.isdigit()))")
 
 
-def test_nothing_left_after_the_corpus(sandbox: WorkerPool):
+def test_nothing_left_after_the_corpus(sandbox: SandboxBackend):
     """Runs last: a normal program is still legal, no solver process is left, closing removes every container."""
     facts = sandbox.run(source("correct.py"), [THREE, FOUR])
     assert [outcome_of(f, i).status for f, i in zip(facts, [THREE, FOUR])] == [S.LEGAL, S.LEGAL], facts
-    for worker in sandbox.workers:
+    for worker in sandbox.pool.workers:
         code, output = worker.container.exec_run(["python3", "-c", SOLVER_PROCESSES, str(worker.solver_uid)])
         assert (code, output.decode().strip()) == (0, "0")
     sandbox.close()

@@ -17,9 +17,9 @@ import psutil
 import pytest
 
 import puzzles
-from codebench._outcome import Outcome, Status, judge
-from codebench.sandbox import Facts, Limits, _guard, _local, get_backend
-from codebench.sandbox._types import MIB
+from codebench.judge import judge_execution as judge
+from codebench.sandbox import _guard, _local, get_backend
+from codebench.types import MIB, Facts, Limits, Outcome, Status
 
 LIMITS = Limits(cpu_s=1, wall_s=5, memory_mib=128)  # wall_s leaves CPU-bound cases room on a busy 2-core host
 HANOI = puzzles.get_puzzle("hanoi")
@@ -168,7 +168,7 @@ def test_every_module_the_guard_allows_imports_as_the_solver(sandbox) -> None:
 
 
 def test_address_space_cap_is_sent_to_the_supervisor(sandbox) -> None:
-    assert sandbox.enforced_limits()["address_space_bytes"] == (128 + _local.ADDRESS_SPACE_HEADROOM_MIB) * MIB
+    assert sandbox.pool.enforced["address_space_bytes"] == (128 + _local.ADDRESS_SPACE_HEADROOM_MIB) * MIB
 
 
 def test_weaker_isolation_notice_is_logged_once(monkeypatch, caplog) -> None:

@@ -9,10 +9,11 @@ import docker
 import pytest
 
 import puzzles
-from codebench._outcome import Status, judge
+from codebench.judge import judge_execution as judge
 from codebench.oracles import oracle_source
-from codebench.sandbox import Facts, Limits, get_backend
+from codebench.sandbox import get_backend
 from codebench.sandbox._docker import API_VERSION
+from codebench.types import Batch, Facts, Limits, Program, Status, Task
 
 pytestmark = pytest.mark.docker
 LIMITS = Limits(cpu_s=5, wall_s=15)
@@ -25,7 +26,7 @@ def test_killed_container_is_recycled_and_the_instance_retried() -> None:
     records = [hanoi.generate(1, seed) for seed in range(3)]
     client = docker.from_env(version=API_VERSION)
     with get_backend("docker", LIMITS, workers=1) as sandbox:
-        first_container = sandbox.workers[0].container.id  # type: ignore[attr-defined]
+        first_container = sandbox.pool.workers[0].container.id  # type: ignore[attr-defined]
 
         def kill_soon() -> None:
             time.sleep(0.8)  # the first instance is sleeping inside the container now
@@ -33,14 +34,14 @@ def test_killed_container_is_recycled_and_the_instance_retried() -> None:
 
         killer = threading.Thread(target=kill_soon)
         killer.start()
-        seen: list[int] = []
-        facts = sandbox.run(SLOW_HANOI, [r.instance for r in records], on_result=lambda index, _: seen.append(index))
+        tasks = tuple(Task(str(index), record.instance) for index, record in enumerate(records))
+        results = list(sandbox.stream([Batch(Program("slow-hanoi", SLOW_HANOI), tasks)]))
         killer.join()
-        replacement = sandbox.workers[0].container.id  # type: ignore[attr-defined]
+        replacement = sandbox.pool.workers[0].container.id  # type: ignore[attr-defined]
     client.close()
     assert replacement != first_container
-    assert sorted(seen) == [0, 1, 2]
-    assert [judge(f, hanoi, r.instance, LIMITS).status for f, r in zip(facts, records)] == [Status.LEGAL] * 3
+    assert sorted(int(result.task.key) for result in results) == [0, 1, 2]  # each delivered once
+    assert [judge(result.facts, hanoi, records[int(result.task.key)].instance, LIMITS).status for result in results] == [Status.LEGAL] * 3
 
 
 def test_an_instance_that_keeps_breaking_the_sandbox_is_a_sandbox_error_not_a_program_failure() -> None:
@@ -53,7 +54,7 @@ def test_an_instance_that_keeps_breaking_the_sandbox_is_a_sandbox_error_not_a_pr
         while not stop.is_set():
             time.sleep(0.5)
             try:
-                client.api.kill(sandbox.workers[0].container.id)  # type: ignore[attr-defined]
+                client.api.kill(sandbox.pool.workers[0].container.id)  # type: ignore[attr-defined]
             except (docker.errors.DockerException, AttributeError):
                 pass
 

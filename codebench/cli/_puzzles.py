@@ -24,9 +24,9 @@ from puzzles import (
 )
 from puzzles.dimacs import dimacs_record
 
-from ._errors import InputError
-from ._records import open_output, read_records, write_records
-from ._selftest import SelftestRow, run_selftest
+from ..errors import InputError
+from ..records import open_output, read_records, write_records
+from ..selftest import SelftestRow, run_selftest
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()

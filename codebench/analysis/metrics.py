@@ -1,6 +1,6 @@
 """Metrics over execution rows: per-cell rates, unbiased pass@k, best-of-n, and the collapse threshold λ*.
 
-Pure functions over `ExecutionRow`s (the run store produces them); imports only the standard library.
+Pure functions over `ExecutionRow`s (the run store produces them); imports the standard library and the shared types.
 A cell is one (model, mode, puzzle, level). Infrastructure statuses (`sandbox_error`, `api_error`) say
 nothing about the program: they are counted apart and never enter a denominator.
 
@@ -20,24 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-LEGAL = "legal"
-STATUSES = ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer")
-INFRA_STATUSES = ("sandbox_error", "api_error")
-
-
-@dataclass(frozen=True)
-class ExecutionRow:
-    """One sample's program (or answer) judged on one instance, as the run store reports it."""
-
-    model: str
-    mode: str
-    puzzle: str
-    level: int
-    instance_id: str
-    sample: int
-    status: str
-    detail: str
-    complexity: float | None  # the instance's scalar λ; None → the level number
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, Status
 
 
 @dataclass(frozen=True)
@@ -104,7 +87,7 @@ def _tally(rows: Iterable[ExecutionRow]) -> dict[_Key, _Tally]:
     tallies: defaultdict[_Key, _Tally] = defaultdict(_Tally)
     for row in rows:
         tally = tallies[(row.model, row.mode, row.puzzle, row.level)]
-        if row.status in INFRA_STATUSES:
+        if row.status in INFRASTRUCTURE_STATUSES:
             tally.infra[row.status] += 1
             continue
         samples = tally.outcomes.setdefault(row.instance_id, {})
@@ -119,7 +102,7 @@ def _tally(rows: Iterable[ExecutionRow]) -> dict[_Key, _Tally]:
 def ordered_counts(counts: Counter[str], order: Sequence[str]) -> dict[str, int]:
     """Non-zero counts, known statuses in their fixed order, then any others alphabetically."""
     names = [s for s in order if counts[s]] + sorted(s for s in counts if s not in order and counts[s])
-    return {name: counts[name] for name in names}
+    return {str(name): counts[name] for name in names}
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -149,17 +132,17 @@ def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...]) -> CellMetrics:
     outcomes = tally.outcomes
     statuses = Counter(status for samples in outcomes.values() for status in samples.values())
     executions = sum(statuses.values())
-    correct = {instance: sum(s == LEGAL for s in samples.values()) for instance, samples in outcomes.items()}
+    correct = {instance: sum(s == Status.LEGAL for s in samples.values()) for instance, samples in outcomes.items()}
     drawn = {instance: len(samples) for instance, samples in outcomes.items()}
     fewest = min(drawn.values(), default=0)
     by_sample: defaultdict[int, list[bool]] = defaultdict(list)
     for samples in outcomes.values():
         for sample, status in samples.items():
-            by_sample[sample].append(status == LEGAL)
+            by_sample[sample].append(status == Status.LEGAL)
     return CellMetrics(
         *key, instances=len(outcomes), samples=max(drawn.values(), default=0), executions=executions,
-        legal_rate=statuses[LEGAL] / executions if executions else math.nan,
-        status_counts=ordered_counts(statuses, STATUSES), infra_counts=ordered_counts(tally.infra, INFRA_STATUSES),
+        legal_rate=statuses[Status.LEGAL] / executions if executions else math.nan,
+        status_counts=ordered_counts(statuses, COUNTED_STATUSES), infra_counts=ordered_counts(tally.infra, INFRASTRUCTURE_ORDER),
         pass_at={k: _mean(pass_at_k(drawn[i], correct[i], k) for i in outcomes) for k in ks if k <= fewest},
         oracle_best_of_n=_mean(correct[i] > 0 for i in outcomes),
         best_sample_mean=max((statistics.fmean(legal) for legal in by_sample.values()), default=math.nan),
@@ -181,7 +164,7 @@ def collapse_thresholds(rows: Sequence[ExecutionRow], *, boot: int = 1000, seed:
         raise ValueError(f"boot must be >= 0, got {boot}")
     groups: defaultdict[tuple[str, str, str], list[_Level]] = defaultdict(list)
     for (model, mode, puzzle, level), tally in sorted(_tally(rows).items()):
-        instances = [(tally.lambdas[i], sum(s == LEGAL for s in samples.values()), len(samples))
+        instances = [(tally.lambdas[i], sum(s == Status.LEGAL for s in samples.values()), len(samples))
                      for i, samples in tally.outcomes.items()]
         if instances:
             groups[(model, mode, puzzle)].append((level, instances))

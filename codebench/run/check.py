@@ -14,9 +14,11 @@ from typing import Any
 
 from puzzles import Puzzle
 
-from ._errors import InputError
-from ._outcome import Outcome, Status, judge
-from .sandbox import Facts, Limits, WorkerPool
+from ..errors import InputError
+from ..judge import judge_execution
+from ..keys import program_key
+from ..sandbox import SandboxBackend
+from ..types import Batch, Outcome, Program, Status, Task
 
 BASELINE_VERSION = 1
 
@@ -34,43 +36,19 @@ class CheckResult:
         return {"id": self.record_id, "level": self.level, "seed": self.seed, **self.outcome.to_json()}
 
 
-def parse_range(text: str, option: str) -> list[int]:
-    """'1-6', '1,3,5' or '4' as a sorted list of distinct integers.
-
-    Raises:
-        InputError: anything else (the message names the option).
-    """
-    values: set[int] = set()
-    try:
-        for part in text.split(","):
-            low, _, high = part.strip().partition("-")
-            values.update(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise InputError(f"{option} {text!r}: expected a range such as 1-6, a list such as 1,3,5, or one number") from None
-    if not values:
-        raise InputError(f"{option} {text!r} names nothing")
-    return sorted(values)
-
-
-def check_program(source: str, puzzle: Puzzle[Any], levels: Sequence[int], seeds: Sequence[int], sandbox: WorkerPool,
-                  limits: Limits, progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
-    """Run `source` on every (level, seed) instance in the sandbox and classify each execution once."""
+def check_program(source: str, puzzle: Puzzle[Any], levels: Sequence[int], seeds: Sequence[int], sandbox: SandboxBackend,
+                  progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Run `source` on every (level, seed) instance in the sandbox and judge each execution once, in input order."""
     records = [puzzle.generate(level, seed) for level in levels for seed in seeds]
+    tasks = tuple(Task(str(index), record.instance) for index, record in enumerate(records))
     judged: list[CheckResult | None] = [None] * len(records)
-
-    def classify(index: int, facts: Facts) -> CheckResult:
-        record = records[index]
-        result = CheckResult(record.id, record.level or 0, record.seed, judge(facts, puzzle, record.instance, limits))
-        judged[index] = result
-        return result
-
-    def report(index: int, facts: Facts) -> None:
-        result = classify(index, facts)
+    for result in sandbox.stream([Batch(Program(program_key(source), source), tasks)]):
+        record = records[int(result.task.key)]
+        outcome = judge_execution(result.facts, puzzle, record.instance, sandbox.limits)
+        judged[int(result.task.key)] = checked = CheckResult(record.id, record.level or 0, record.seed, outcome)
         if progress is not None:
-            progress(result)
-
-    all_facts = sandbox.run(source, [record.instance for record in records], on_result=report)
-    return [result or classify(index, all_facts[index]) for index, result in enumerate(judged)]
+            progress(checked)
+    return [result for result in judged if result is not None]
 
 
 def load_baseline(path: Path, puzzle: str) -> dict[str, str]:
@@ -115,7 +93,7 @@ def junit_xml(puzzle: str, results: Sequence[CheckResult]) -> bytes:
         if status != Status.LEGAL:
             tag = "error" if status == Status.SANDBOX_ERROR else "failure"
             element = ElementTree.SubElement(case, tag, type=str(status), message=f"{status}: {result.outcome.detail}")
-            element.text = "\n".join(issue["message"] for issue in result.outcome.issues) or result.outcome.stderr[-2000:]
+            element.text = "\n".join(issue.message for issue in result.outcome.issues) or result.outcome.stderr[-2000:]
     root = ElementTree.Element("testsuites")
     root.append(suite)
     return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)

@@ -1,6 +1,6 @@
 """The run report: metrics gathered into one `Report`, rendered as a plain-text table, markdown, CSV or JSON.
 
-Pure functions over rows; imports only the standard library and `_metrics`, `_errors`. Rates print
+Pure functions over rows; imports only the standard library, the shared types and errors, and `metrics`. Rates print
 with three decimals, "-" where nothing was counted; infrastructure failures are shown apart.
 """
 
@@ -15,19 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ._errors import InputError
-from ._metrics import (
-    INFRA_STATUSES,
-    LEGAL,
-    STATUSES,
-    CellMetrics,
-    CollapseThreshold,
-    ExecutionRow,
-    cell_metrics,
-    check_ks,
-    collapse_thresholds,
-    ordered_counts,
-)
+from ..errors import InputError
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, Status
+from .metrics import CellMetrics, CollapseThreshold, cell_metrics, check_ks, collapse_thresholds, ordered_counts
 
 FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
@@ -58,10 +48,10 @@ class Report:
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0) -> Report:
     """Cells, collapse thresholds and totals of one set of rows."""
     statuses = Counter(row.status for row in rows)
-    counted = Counter({s: n for s, n in statuses.items() if s not in INFRA_STATUSES})
+    counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
     executions = sum(counted.values())
-    totals = Totals(len(rows), executions, counted[LEGAL] / executions if executions else math.nan,
-                    ordered_counts(counted, STATUSES), ordered_counts(statuses - counted, INFRA_STATUSES))
+    totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
+                    ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER))
     return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals)
 
 
@@ -90,7 +80,7 @@ def _mix(counts: dict[str, int]) -> str:
 
 
 def _failures(cell: CellMetrics) -> dict[str, int]:
-    return {status: n for status, n in cell.status_counts.items() if status != LEGAL}
+    return {status: n for status, n in cell.status_counts.items() if status != Status.LEGAL}
 
 
 def _interval(threshold: CollapseThreshold) -> str:
@@ -105,7 +95,7 @@ def _summary(totals: Totals) -> str:
 
 
 def _cell_columns(report: Report) -> list[str]:
-    return ["level", "λ", "inst", "n", "exec", "legal", *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample"]
+    return ["level", "λ", "inst", "n", "exec", str(Status.LEGAL), *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample"]
 
 
 def _cell_values(report: Report, cell: CellMetrics) -> list[str]:
@@ -166,7 +156,7 @@ def _number(value: float | None) -> str:
 def _csv(report: Report) -> str:
     """One row per cell at full precision; its group's λ* repeated on every level; empty where nothing was counted."""
     seen = {s for c in report.cells for s in (*c.status_counts, *c.infra_counts)}
-    statuses = [*STATUSES, *sorted(seen - set(STATUSES) - set(INFRA_STATUSES)), *INFRA_STATUSES]
+    statuses = [*COUNTED_STATUSES, *sorted(seen - set(COUNTED_STATUSES) - INFRASTRUCTURE_STATUSES), *INFRASTRUCTURE_ORDER]
     thresholds = {(t.model, t.mode, t.puzzle): t for t in report.thresholds}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -11,7 +11,7 @@ in its reasoning (`<think>…</think>`):
 5. bare code: the whole reply, if it parses as Python defining the entry, or starts like a program
    and contains `def <entry>(`.
 
-Imports only the standard library.
+Imports the standard library and the shared types only.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import textwrap
 import warnings
 from dataclasses import dataclass
 
-OK, NO_CODE, SYNTAX_ERROR = "ok", "no_code", "syntax_error"
+from ..types import Status
+
 THINK_OPEN = re.compile(r"<(think|thinking)>", re.IGNORECASE)
 THINK_CLOSE = re.compile(r"</(think|thinking)>", re.IGNORECASE)
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
@@ -38,7 +39,7 @@ DETAIL_CHARS = 200
 class Extraction:
     """The extracted program (`source`, None unless found), its status and how it was found or why not."""
 
-    status: str  # "ok" | "no_code" | "syntax_error"
+    status: Status | None  # None: a program that compiles; else no_code or syntax_error
     source: str | None
     detail: str
 
@@ -52,9 +53,9 @@ class _Block:
 
 
 def extract_program(text: str, entry: str = "solve") -> Extraction:
-    """The program in a model reply: status "ok" with the source, "no_code", or "syntax_error" (compile failed)."""
+    """The program in a model reply: status None with the source, no_code, or syntax_error (compile failed)."""
     if not isinstance(text, str) or not text.strip():
-        return Extraction(NO_CODE, None, "the response is empty")
+        return Extraction(Status.NO_CODE, None, "the response is empty")
     visible, thought = _split_reasoning(text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff"))
     found = _find(visible, entry)
     if found is None and thought.strip():
@@ -62,15 +63,15 @@ def extract_program(text: str, entry: str = "solve") -> Extraction:
         if found is not None:
             found = (found[0], f"{found[1]}, inside the reasoning (<think>) as nothing else held code")
     if found is None:
-        return Extraction(NO_CODE, None, _why_none(visible, thought))
+        return Extraction(Status.NO_CODE, None, _why_none(visible, thought))
     source, where = found
     source = _tidy(source)
     if not source.strip():
-        return Extraction(NO_CODE, None, f"{where} is empty")
+        return Extraction(Status.NO_CODE, None, f"{where} is empty")
     problem = _compile_problem(source)
     if problem is not None:
-        return Extraction(SYNTAX_ERROR, source, f"{problem} ({where})")
-    return Extraction(OK, source, where)
+        return Extraction(Status.SYNTAX_ERROR, source, f"{problem} ({where})")
+    return Extraction(None, source, where)
 
 
 def _split_reasoning(text: str) -> tuple[str, str]:

@@ -2,7 +2,7 @@
 
 The only codebench module that imports `openai`. The SDK's own retries are off (`max_retries=0`): this
 module is the one retry layer, so it can stop at once on an exhausted quota, honour `Retry-After: 0`, and
-tell per-sample failures (Completion.error) from run-ending ones (ModelFatalError).
+tell per-sample failures (Completion.error) from run-ending ones (ModelError).
 """
 
 from __future__ import annotations
@@ -10,37 +10,18 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 
-from .._errors import CodebenchError
-from ._presets import Endpoint
+from ..errors import ModelError
+from ..types import Completion
+from .presets import Endpoint
 
 INITIAL_DELAY_S, MAX_DELAY_S, MAX_RETRY_AFTER_S = 0.5, 8.0, 60.0
 RESUME = "then re-run the same command (finished samples are kept)"
 MESSAGE_CHARS = 300
-
-
-class ModelFatalError(CodebenchError):
-    """The endpoint refuses the whole run (bad key, no such model, exhausted quota, unreachable); the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One sample's answer. `error` set means no usable answer (HTTP 400, a malformed or empty body, retries
-    exhausted): an infrastructure failure for that sample, not a verdict on the model."""
-
-    text: str
-    finish_reason: str | None
-    truncated: bool
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    latency_s: float
-    server_model: str | None
-    error: str | None
 
 
 class ModelClient:
@@ -58,11 +39,15 @@ class ModelClient:
         # OpenAI's own API refuses max_tokens for newer models; other servers may not know max_completion_tokens.
         self._tokens_field = "max_completion_tokens" if urlsplit(endpoint.base_url).hostname == "api.openai.com" else "max_tokens"
 
+    @property
+    def base_url(self) -> str:
+        return self.endpoint.base_url
+
     async def complete(self, messages: list[dict[str, str]], *, temperature: float, max_tokens: int | None, seed: int) -> Completion:
         """One completion (n=1, this sample's seed). Never raises for a bad answer: that is Completion.error.
 
         Raises:
-            ModelFatalError: 401, 403, 404, an exhausted quota, or a server unreachable after every retry.
+            ModelError: 401, 403, 404, an exhausted quota, or a server unreachable after every retry.
         """
         options: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "temperature": temperature, "seed": seed, "n": 1}
         if max_tokens is not None:
@@ -85,7 +70,7 @@ class ModelClient:
                     delay = _delay(attempt, None)
                 except openai.APIConnectionError as exc:
                     if last:
-                        raise ModelFatalError(f"cannot reach {self.endpoint.base_url} ({exc.__cause__ or exc}){_after(attempt)}: "
+                        raise ModelError(f"cannot reach {self.endpoint.base_url} ({exc.__cause__ or exc}){_after(attempt)}: "
                                               f"start the server or fix --base-url, {RESUME}") from None
                     delay = _delay(attempt, None)
                 except (openai.APIError, ValueError, TypeError) as exc:  # a body the SDK cannot decode
@@ -111,14 +96,14 @@ def _raise_if_fatal(exc: openai.APIStatusError, problem: str, endpoint: Endpoint
     where, model = endpoint.base_url, endpoint.model
     if exc.status_code == 401:
         fix = "set the variable named by --api-key-env (OPENAI_API_KEY for the openai preset) to a valid key"
-        raise ModelFatalError(f"{where} rejected the API key ({problem}): {fix}, {RESUME}")
+        raise ModelError(f"{where} rejected the API key ({problem}): {fix}, {RESUME}")
     if exc.status_code == 403:
-        raise ModelFatalError(f"{where} refused access to model {model!r} ({problem}): use a key allowed to call it, {RESUME}")
+        raise ModelError(f"{where} refused access to model {model!r} ({problem}): use a key allowed to call it, {RESUME}")
     if exc.status_code == 404:
-        raise ModelFatalError(f"{where} has no model {model!r} or no chat-completions route ({problem}): check --model against "
+        raise ModelError(f"{where} has no model {model!r} or no chat-completions route ({problem}): check --model against "
                               f"GET {where}/models and that --base-url is the API root (usually ending in /v1), {RESUME}")
     if exc.status_code == 429 and "insufficient_quota" in (body.get("code"), body.get("type")):
-        raise ModelFatalError(f"the key's quota at {where} is exhausted ({problem}): add credit or use another key, {RESUME}")
+        raise ModelError(f"the key's quota at {where} is exhausted ({problem}): add credit or use another key, {RESUME}")
 
 
 def _retryable(status: int) -> bool:

@@ -1,89 +1,24 @@
 """A built-in OpenAI-compatible chat-completions server on loopback, for the tests and the demo.
 
 It reads the puzzle from a `codebench-puzzle: NAME` line of the prompt and answers as a model of the chosen
-behaviour would: `oracle` with the real oracle program (`codebench.oracles`), `wrong`, `syntax_error`,
-`timeout`, `crash`, `no_code`, or a seeded `mixed` of them. The request's `model` picks the behaviour when it
-names one (else the server default); the models in FAULTS make the server misbehave instead. Latency, 429 and
-500 answers can be injected. Imports the standard library (http.server), typer for the command, and oracles.
+behaviour would (`mock_behaviors`). The request's `model` picks the behaviour when it names one (else the
+server default); the models in FAULTS make the server misbehave instead. Latency, 429 and 500 answers can be
+injected. Imports the standard library (http.server), the errors and the behaviours.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Annotated, Any, Optional
+from typing import Any
 
-import typer
-
-from ._errors import InputError
-from .oracles import ORACLES, oracle_source
-
-BEHAVIORS = ("oracle", "slow", "wrong", "syntax_error", "timeout", "crash", "no_code", "mixed")
-FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
-MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, "syntax_error": 1, "timeout": 1, "crash": 1, "no_code": 1}
-SLOW_REPEATS = 1000  # `slow` re-solves this often: fine on small instances, over the CPU limit on large ones
-DEFAULT_PORT = 8089  # the `mock` preset's URL points here
-MARKER = re.compile(r"^codebench-puzzle:[ \t]*([A-Za-z0-9_-]+)[ \t]*$", re.MULTILINE)
-WRONG = {  # a well-formed answer the validator rejects on every instance of the puzzle
-    "hanoi": 'return {"moves": [[instance["n"], instance["start"], instance["goal"]]]}  # the whole tower at once',
-    "checkers": 'return {"moves": []}  # the board is already swapped',
-    "river": 'return {"trips": [list(instance["people"])]}  # everyone crosses together',
-    "sat": 'clause = instance["clauses"][0]\n    assignment = {str(abs(v)): v < 0 for c in instance["clauses"] for v in c}\n'
-           '    assignment.update({str(abs(v)): v < 0 for v in clause})  # every literal of clause 0 false\n'
-           '    return {"assignment": assignment}',
-    "cryptarithm": 'letters = set("".join(instance["addends"]) + instance["result"])\n    return {"mapping": {c: 0 for c in letters}}',
-    "coloring": 'return {"coloring": {str(v): 1 for v in range(instance["num_nodes"])}}  # one colour for all',
-    "waterjug": 'return {"steps": ["Fill A"]}  # a full jug is never the target',
-    "sudoku": 'return {"grid": [[value or 1 for value in row] for row in instance["grid"]]}  # every blank a 1',
-    "rubik": 'return {"moves": ""}  # the cube is already solved',
-}
-PROGRAMS = {
-    "syntax_error": 'def solve(instance)\n    answer = {key: instance[key] for key in instance\n    return answer\n',
-    "timeout": 'def solve(instance):\n    size = 1\n    while True:  # try every candidate of every size\n        size += 1\n',
-    "crash": 'def solve(instance):\n    keys = sorted(instance)\n    return {keys[0]: instance[keys[len(keys)]]}\n',
-}
-NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first search over states, stopping at the first "
-           "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
-
-
-def reply_text(behavior: str, puzzle: str | None) -> str:
-    """What a model of this behaviour says (`mixed` excluded: it picks one of these per request).
-
-    Raises:
-        ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
-    """
-    if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
-        raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
-    if behavior == "oracle":
-        return f"Here is a program that solves any {puzzle} instance.\n\n```python\n{oracle_source(str(puzzle))}```\n"
-    if behavior == "slow":  # correct, but its cost grows with the instance: accuracy collapses at high levels
-        return (f"This solves any {puzzle} instance; it double-checks by solving again.\n\n```python\n"
-                f"{oracle_source(str(puzzle))}\n\n_solve_once = solve\n\n\ndef solve(instance):\n"
-                f"    for _ in range({SLOW_REPEATS} - 1):\n        _solve_once(instance)\n    return _solve_once(instance)\n```\n")
-    if behavior == "wrong":
-        return f"This builds the answer directly.\n\n```python\ndef solve(instance):\n    {WRONG[str(puzzle)]}\n```\n"
-    if behavior == "no_code":
-        return NO_CODE
-    return f"Here is my solution.\n\n```python\n{PROGRAMS[behavior]}```\n"
-
-
-def mixed_choice(seed: int, request_seed: object, messages: object) -> str:
-    """The behaviour `mixed` plays for a request: fixed by (server seed, request seed, messages), oracle most often."""
-    blob = json.dumps([seed, request_seed, messages], sort_keys=True, default=str).encode()
-    ticket = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big") % sum(MIXED_WEIGHTS.values())
-    for behavior, weight in MIXED_WEIGHTS.items():
-        if ticket < weight:
-            return behavior
-        ticket -= weight
-    raise AssertionError("unreachable: the ticket is below the weights' sum")
+from ..errors import InputError
+from .mock_behaviors import BEHAVIORS, FAULTS, MARKER, mixed_choice, reply_text
 
 
 @dataclass(frozen=True)
@@ -261,31 +196,3 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="codebench-mock-server", daemon=True)
     thread.start()
     return MockServer(f"http://127.0.0.1:{server.server_address[1]}/v1", server, thread)
-
-
-def mock_server_command(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = DEFAULT_PORT,
-    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}); a request's model "
-                                               "naming one overrides it.")] = "oracle",
-    latency: Annotated[float, typer.Option(help="Seconds to wait before each answer.")] = 0.0,
-    fail_429_every: Annotated[int, typer.Option(help="Answer every k-th request with 429 (0: never).")] = 0,
-    fail_500_every: Annotated[int, typer.Option(help="Answer every k-th request with 500 (0: never).")] = 0,
-    seed: Annotated[int, typer.Option(help="Seed of the mixed behaviour.")] = 0,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Require the key held by this environment variable "
-                                                            "(default: accept any key).")] = None,
-) -> None:
-    """Serve an OpenAI-compatible mock model on loopback until Ctrl-C (for demos and tests)."""
-    key = os.environ.get(api_key_env) if api_key_env else None
-    if api_key_env and not key:
-        raise InputError(f"environment variable {api_key_env} is not set: export it, or drop --api-key-env to accept any key")
-    server = start_mock_server(port=port, behavior=behavior, latency_s=latency, fail_429_every=fail_429_every,
-                               fail_500_every=fail_500_every, seed=seed, api_key=key,
-                               log=lambda line: print(line, file=sys.stderr, flush=True))
-    print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
-    print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()

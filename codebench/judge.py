@@ -1,49 +1,19 @@
-"""From sandbox facts to one status per (program, instance): the harness's records first, then the validator.
+"""The validate stage: from sandbox facts to one Outcome per (program, instance), the harness's records first.
 
 Precedence: infrastructure > syntax > timeout > memory > output caps > crashes and exceptions >
-no code > the validator's rule check > legal. Nothing the program prints is consulted.
+no code > the validator's rule check > legal. Nothing the program prints is consulted; the answer is
+validated here, on the host. Imports `puzzles` and the shared types only.
 """
 
 from __future__ import annotations
 
 import signal
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from puzzles import Issue, IssueCode, Puzzle, Verdict
 
-from .sandbox import Facts, Limits
-
-
-class Status(StrEnum):
-    """Stored in results: values are never renamed."""
-
-    LEGAL = "legal"
-    RULE_VIOLATION = "rule_violation"
-    RUNTIME_ERROR = "runtime_error"
-    SYNTAX_ERROR = "syntax_error"
-    TIMEOUT = "timeout"
-    NO_CODE = "no_code"
-    SANDBOX_ERROR = "sandbox_error"  # infrastructure: retried, never counted against the program
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A classified execution: status, a detail code, the validator's issues and the measurements."""
-
-    status: Status
-    detail: str = ""
-    issues: tuple[dict[str, Any], ...] = ()
-    cpu_s: float = 0.0
-    wall_s: float = 0.0
-    peak_mib: float = 0.0
-    stdout: str = ""
-    stderr: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": str(self.status), "detail": self.detail, "issues": list(self.issues), "cpu_s": self.cpu_s,
-                "wall_s": self.wall_s, "peak_mib": self.peak_mib, "stdout": self.stdout, "stderr": self.stderr}
+from .types import Facts, Limits, Outcome, ResultKind, Status
 
 
 @dataclass(frozen=True)
@@ -53,24 +23,23 @@ class _Call:
     verdict: Verdict | None = field(default=None)
 
 
-def judge(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any], limits: Limits) -> Outcome:
-    """Classify one execution; the answer (if any) is validated here, on the host."""
+def judge_execution(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any], limits: Limits) -> Outcome:
+    """Classify one execution; the answer (if any) is validated here."""
     call = _classify(facts, limits) or _validate(facts, puzzle, instance)
-    issues = tuple(issue.to_json() for issue in call.verdict.issues) if call.verdict else ()
+    issues = call.verdict.issues if call.verdict else ()
     return Outcome(call.status, call.detail, issues, facts.cpu_s, facts.wall_s, facts.peak_mib, facts.stdout, facts.stderr)
 
 
 def _classify(facts: Facts, limits: Limits) -> _Call | None:
     """Every status decided from the supervisor's records; None when the answer must be validated."""
-    result = facts.result
-    kind = result.get("kind")
+    kind = facts.kind
     if facts.infra_error:
         return _Call(Status.SANDBOX_ERROR, facts.infra_error)
-    if kind == "syntax_error":
-        return _Call(Status.SYNTAX_ERROR, result.get("message", ""))
+    if kind == ResultKind.SYNTAX_ERROR:
+        return _Call(Status.SYNTAX_ERROR, facts.result.get("message", ""))
     if facts.killed == "wall_limit":
         return _Call(Status.TIMEOUT, "wall_limit")
-    if facts.killed == "cpu_limit" or facts.cpu_s >= limits.for_supervisor()["cpu_s"] or facts.signal == signal.SIGXCPU:
+    if facts.killed == "cpu_limit" or facts.cpu_s >= limits.cpu_limit_s or facts.signal == signal.SIGXCPU:
         # our measurement, whatever signal ended it; SIGXCPU is the kernel's RLIMIT_CPU kill, whose
         # rusage can read a few ms under the limit (tick accounting)
         return _Call(Status.TIMEOUT, "cpu_limit")
@@ -78,16 +47,18 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
         return _Call(Status.RUNTIME_ERROR, "oom")
     if facts.killed:  # output_limit:stdout|stderr, answer_limit
         return _Call(Status.RUNTIME_ERROR, facts.killed.split(":")[0])
-    if kind == "exception":
+    if kind == ResultKind.EXCEPTION:
         return _Call(Status.RUNTIME_ERROR, _exception_detail(facts))
     if facts.signal is not None:
         return _Call(Status.RUNTIME_ERROR, f"signal:{_signal_name(facts.signal)}")
-    if kind == "no_code":
+    if kind == ResultKind.NO_CODE:
         return _Call(Status.NO_CODE, "entry_point_missing")
-    if kind in (None, "none", "garbled", "too_large"):
-        return _Call(Status.RUNTIME_ERROR, f"no_result:exit_{facts.exit_code}" if kind in (None, "none") else f"bad_result:{kind}")
-    if kind == "not_json":
-        message = f"solve returned a {result.get('type')} value, which is not JSON ({result.get('message', '')})"
+    if kind in (None, ResultKind.NONE):
+        return _Call(Status.RUNTIME_ERROR, f"no_result:exit_{facts.exit_code}")
+    if kind in (ResultKind.GARBLED, ResultKind.TOO_LARGE):
+        return _Call(Status.RUNTIME_ERROR, f"bad_result:{kind}")
+    if kind == ResultKind.NOT_JSON:
+        message = f"solve returned a {facts.result.get('type')} value, which is not JSON ({facts.result.get('message', '')})"
         return _Call(Status.RULE_VIOLATION, "not_json", Verdict(False, (Issue(IssueCode.MALFORMED, message),)))
     return None
 
@@ -114,4 +85,3 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return str(number)
-

@@ -10,22 +10,19 @@ import os
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .._errors import CodebenchError
+from ..errors import ModelConfigError
 
+MOCK_PORT = 8089
 # preset -> (default base URL, placeholder API key). An empty placeholder means a real key is needed.
 PRESETS: dict[str, tuple[str, str]] = {
     "openai": ("https://api.openai.com/v1", ""),
     "vllm": ("http://localhost:8000/v1", "EMPTY"),  # `vllm serve` default port
     "ollama": ("http://localhost:11434/v1", "ollama"),  # Ollama's OpenAI-compatible API
     "llamacpp": ("http://localhost:8080/v1", "sk-no-key-required"),  # llama.cpp `llama-server`
-    "mock": ("http://127.0.0.1:8089/v1", "codebench-mock"),  # `codebench mock-server` default port
+    "mock": (f"http://127.0.0.1:{MOCK_PORT}/v1", "codebench-mock"),  # `codebench mock-server` on its default port
 }
 KEY_ENV = {"openai": "OPENAI_API_KEY"}  # where a preset's real key is read when --api-key-env is not given
 DEFAULT_PRESET = "openai"  # neither --base-url nor --preset: the OpenAI API, like the SDK
-
-
-class ModelConfigError(CodebenchError):
-    """The model options cannot work (unknown preset, unset key variable, bad URL); the message says the fix."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""`codebench sandbox build|doctor|cleanup` and `codebench check`: parsing and printing only.
+"""`codebench check`: parsing and printing only; the engine is `codebench.run.check`.
 
-Exit codes of check: 0 all good, 1 a regression (or any failure without a baseline), 2 usage error,
-3 infrastructure unavailable (the message says how to fix it).
+Exit codes: 0 all good, 1 a regression (or any failure without a baseline), 2 usage error,
+3 the sandbox is unavailable (the message says how to fix it).
 """
 
 from __future__ import annotations
@@ -13,64 +13,20 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from puzzles import get_puzzle
 
-from ._check import CheckResult, check_program, junit_xml, load_baseline, parse_range, regressions, write_baseline
-from ._errors import InputError
-from ._outcome import Status
-from .sandbox import BACKENDS, Limits, SandboxUnavailableError, get_backend
+from ..errors import ConfigError, InputError, SandboxUnavailableError
+from ..run.check import CheckResult, check_program, junit_xml, load_baseline, regressions, write_baseline
+from ..run.spec import limits_from, parse_range
+from ..sandbox import BACKENDS, get_backend
+from ..types import Status
 
-sandbox_app = typer.Typer(help="Build, diagnose and clean the solver sandbox.", no_args_is_help=True)
 console = Console()
 status = Console(stderr=True)
-EXIT_INFRASTRUCTURE = 3
-
-
-def _unavailable(exc: Exception) -> typer.Exit:
-    status.print(f"[bold red]sandbox unavailable:[/] {exc}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INFRASTRUCTURE)
-
-
-@sandbox_app.command()
-def build(
-    base: Annotated[Optional[str], typer.Option(help="FROM image (default python:3.11-slim, else an offline Debian base).")] = None,
-    force: Annotated[bool, typer.Option(help="Rebuild even if the image is up to date.")] = False,
-) -> None:
-    """Build the sandbox image; without a registry, bootstrap a Debian base offline (debootstrap)."""
-    from .sandbox._image import build_image
-
-    try:
-        build_image(base, force=force, log=lambda line: status.print(line, highlight=False))
-    except SandboxUnavailableError as exc:
-        raise _unavailable(exc) from None
-
-
-@sandbox_app.command()
-def doctor() -> None:
-    """Check the engine, the image and the limits a worker container gets; print fixes."""
-    from .sandbox._image import doctor as run_doctor
-
-    checks = run_doctor()
-    for name, passed, detail in checks:
-        console.print(f"{'[green]ok[/]' if passed else '[red]FAIL[/]'}  {name}: {detail}", highlight=False)
-    raise typer.Exit(0 if all(passed for _, passed, _ in checks) else EXIT_INFRASTRUCTURE)
-
-
-@sandbox_app.command()
-def cleanup(
-    every: Annotated[bool, typer.Option("--all", help="Remove every codebench container, not only orphans.")] = False,
-) -> None:
-    """Remove containers this tool left behind (orphans of dead processes, or --all)."""
-    from .sandbox._image import cleanup as run_cleanup
-
-    try:
-        removed = run_cleanup(every)
-    except SandboxUnavailableError as exc:
-        raise _unavailable(exc) from None
-    console.print(f"removed {removed} container(s)")
 
 
 def _summary_table(puzzle: str, results: list[CheckResult]) -> Table:
@@ -102,7 +58,7 @@ def check(
     """Regression-test a solver program on every level × seed; exit 1 on a regression."""
     puzzle = get_puzzle(puzzle_name)
     if backend not in BACKENDS:
-        raise InputError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs --baseline FILE")
     try:
@@ -110,23 +66,20 @@ def check(
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {solver}: {exc}") from None
     expected = load_baseline(baseline, puzzle.name) if baseline and not update_baseline and baseline.exists() else None
-    limits = Limits(cpu_s=cpu, memory_mib=memory)
+    limits = limits_from(cpu, memory)
     level_list, seed_list = parse_range(levels, "--levels"), parse_range(seeds, "--seeds")
-    try:
-        with get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=status, transient=True) as progress:
-                task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))
-                results = check_program(source, puzzle, level_list, seed_list, sandbox, limits,
-                                        lambda result: progress.advance(task))
-    except SandboxUnavailableError as exc:
-        raise _unavailable(exc) from None
+    with get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=status, transient=True) as progress:
+            task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))
+            results = check_program(source, puzzle, level_list, seed_list, sandbox, lambda result: progress.advance(task))
     _report(puzzle.name, results, expected, as_json, junit)
     if update_baseline and baseline is not None:
         write_baseline(baseline, puzzle.name, results)
         status.print(f"baseline written: {baseline}", highlight=False)
     if any(r.outcome.status == Status.SANDBOX_ERROR for r in results):
-        raise _unavailable(SandboxUnavailableError("some instances could not be run (sandbox_error) even after a retry"))
+        raise SandboxUnavailableError("some instances could not be run (sandbox_error) even after a retry: "
+                                      "check the engine with codebench sandbox doctor, then run the check again")
     if update_baseline:
         raise typer.Exit(0)
     failed = regressions(expected, results) if expected is not None else [r for r in results if r.outcome.status != Status.LEGAL]
@@ -145,7 +98,8 @@ def _report(puzzle: str, results: list[CheckResult], expected: dict[str, str] | 
     for result in results:
         if result.outcome.status != Status.LEGAL:
             mark = "[red]regression[/] " if result in worse else ""
-            console.print(f"{mark}{result.record_id}: {result.outcome.status} {result.outcome.detail}", highlight=False)
+            console.print(f"{mark}{escape(result.record_id)}: {result.outcome.status} {escape(result.outcome.detail)}",
+                          highlight=False)
     legal = sum(r.outcome.status == Status.LEGAL for r in results)
     console.print(f"{legal} passed, {len(results) - legal} failed" + (f", {len(worse)} regressions" if expected is not None else ""),
                   highlight=False)

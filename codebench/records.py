@@ -9,11 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-import jsonschema
-
 from puzzles import PuzzleError, StrictJSONError, get_puzzle, loads_strict
 
-from ._errors import InputError
+from .errors import InputError
 
 REQUIRED_FIELDS = ("id", "puzzle", "instance")
 
@@ -52,6 +50,8 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
         raise InputError(f"{where}: {exc}") from None
     if puzzle is None:
         raise InputError(f"{where}: 'puzzle' must be a puzzle name")
+    import jsonschema  # deferred: ~0.1 s to import, and only commands that read records need it
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(puzzle.instance_schema).iter_errors(record["instance"]))
     if error is not None:
         raise InputError(f"{where}: instance does not fit the {puzzle.name} schema: {error.message}")

@@ -1,0 +1,44 @@
+"""`codebench mock-server`: parsing and printing only; the server is `codebench.model.mock_server`."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import InputError
+from ..model.mock_behaviors import BEHAVIORS
+from ..model.presets import MOCK_PORT
+
+
+def mock_server_command(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = MOCK_PORT,
+    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}); a request's model "
+                                               "naming one overrides it.")] = "oracle",
+    latency: Annotated[float, typer.Option(help="Seconds to wait before each answer.")] = 0.0,
+    fail_429_every: Annotated[int, typer.Option(help="Answer every k-th request with 429 (0: never).")] = 0,
+    fail_500_every: Annotated[int, typer.Option(help="Answer every k-th request with 500 (0: never).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the mixed behaviour.")] = 0,
+    api_key_env: Annotated[Optional[str], typer.Option(help="Require the key held by this environment variable "
+                                                            "(default: accept any key).")] = None,
+) -> None:
+    """Serve an OpenAI-compatible mock model on loopback until Ctrl-C (for demos and tests)."""
+    from ..model.mock_server import start_mock_server
+
+    key = os.environ.get(api_key_env) if api_key_env else None
+    if api_key_env and not key:
+        raise InputError(f"environment variable {api_key_env} is not set: export it, or drop --api-key-env to accept any key")
+    server = start_mock_server(port=port, behavior=behavior, latency_s=latency, fail_429_every=fail_429_every,
+                               fail_500_every=fail_500_every, seed=seed, api_key=key,
+                               log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
+    print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

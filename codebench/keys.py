@@ -1,0 +1,39 @@
+"""Content keys: what identifies a sample, a program and an execution, in any process and on any machine.
+
+Same inputs, same key, so a re-run finds finished work and changed inputs get new keys. The key formats
+are part of the stored data: changing one orphans every stored result. Imports the standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import asdict
+from typing import Any
+
+from .types import Limits, Sampling
+
+
+def content_key(*parts: Any) -> str:
+    """sha256 of the canonical JSON of `parts`."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def sample_key(model: str, base_url: str, prompt_text: str, sampling: Sampling, sample: int) -> str:
+    """Same model, endpoint, prompt, sampling parameters and index: the same request."""
+    return content_key("sample", model, base_url, prompt_text, asdict(sampling), sample)
+
+
+def program_key(source: str) -> str:
+    return content_key("program", source)
+
+
+def execution_key(program: str, instance_id: str, puzzle_version: int | None, limits: Limits) -> str:
+    """Same program, instance, puzzle version and limits: the same execution, whichever sample asked for it."""
+    return content_key("execution", program, instance_id, puzzle_version, _fields(limits))
+
+
+@functools.cache
+def _fields(limits: Limits) -> dict[str, Any]:  # asdict is slow, and one run has one Limits
+    return asdict(limits)

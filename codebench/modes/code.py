@@ -1,0 +1,83 @@
+"""Code mode: the model writes `solve(instance) -> answer` once per sample; the sandbox runs it on every instance.
+
+The prompt (`templates/code/<puzzle>.md.j2`) holds no instance: it states the rules, the fixed API,
+both JSON Schemas with one small level-1 example, the sandbox limits and the output format, so one
+program runs on every level's instances. Imports `puzzles`, the shared types, the templates, the
+extraction and the validate stage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puzzles import Puzzle, Record, get_puzzle
+
+from ..judge import judge_execution
+from ..keys import execution_key, program_key
+from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
+from . import Bench, ChatModel, Execution, Mode, Question, Reply
+from ._extract import extract_program
+from ._templates import compact_json, example_answer, limits_context, template
+
+ENTRY = "solve"
+EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
+
+
+def render_code_prompt(puzzle: Puzzle[Any], limits: Limits) -> Prompt:
+    """The code-mode prompt for `puzzle` under `limits`.
+
+    Raises:
+        InputError: the templates folder or the puzzle's template is missing (the message says where).
+    """
+    user_template = template(CodeMode.name, puzzle.name)
+    record = puzzle.generate(EXAMPLE_LEVEL, EXAMPLE_SEED)
+    answer_text, answer_note = example_answer(puzzle, puzzle.solve(record.instance))
+    context = {
+        "name": puzzle.name,
+        "title": puzzle.title,
+        "entry": ENTRY,
+        "levels": {level: dict(band) for level, band in puzzle.levels.items()},
+        "instance_schema": compact_json(puzzle.instance_schema),
+        "answer_schema": compact_json(puzzle.answer_schema),
+        "example_instance": compact_json(record.instance),
+        "example_answer": answer_text,
+        "example_answer_note": answer_note,
+        "limits": limits_context(limits),
+    }
+    system = template(CodeMode.name, "_system").render(context).strip() + "\n"
+    user = user_template.render(context).strip() + "\n"
+    return Prompt(puzzle.name, CodeMode.name, (("system", system), ("user", user)))
+
+
+class CodeMode(Mode):
+    """One prompt per puzzle; each sample's program is judged on every instance of the plan."""
+
+    name = "code"
+
+    def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
+        return (Question(render_code_prompt(puzzle, limits), records),)
+
+    async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
+        completion = await model.complete(job.prompt.as_messages(), temperature=job.sampling.temperature,
+                                          max_tokens=job.sampling.max_tokens, seed=job.sampling.seed)
+        if completion.error is not None:
+            return Reply(completion, Reading(Status.API_ERROR, completion.error))
+        extraction = extract_program(completion.text, ENTRY)
+        if extraction.status is not None or extraction.source is None:
+            return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail))
+        program = Program(program_key(extraction.source), extraction.source, ENTRY)
+        return Reply(completion, Reading(None, extraction.detail, program))
+
+    async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
+        program = sample.reading.program
+        if program is None:
+            bench.settle(sample.reading.status or Status.NO_CODE, len(job.instances))
+            return
+        puzzle = get_puzzle(job.puzzle)
+        executions = [Execution(execution_key(program.key, record.id, record.meta.get("version"), bench.limits), record)
+                      for record in job.instances]
+
+        def judged(execution: Execution, facts: Facts) -> Outcome:
+            return judge_execution(facts, puzzle, execution.record.instance, bench.limits)
+
+        await bench.execute(program, executions, judged)

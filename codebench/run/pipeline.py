@@ -1,0 +1,201 @@
+"""Runs a plan resumably: every sample walks model → read → judge through its mode; results go to one writer.
+
+The only module that joins the stages. Model calls overlap (async, bounded by each client); the sandbox
+takes every sample's program as soon as it is read, so all its workers stay busy; judging happens off
+the event loop; the store is written from the event loop alone, as each result arrives. A killed run
+loses at most what was in flight, and a re-run skips whatever is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import puzzles
+
+from .. import __version__
+from ..modes import Bench, ChatModel, Execution, Judge, get_mode
+from ..sandbox import SandboxBackend
+from ..types import INFRASTRUCTURE_STATUSES, Batch, Facts, Limits, Outcome, Program, Result, Sample, SampleJob, Status, Task
+from .plan import Plan, scalar_lambda
+from .spec import RunSpec
+from .store import PlannedSample, Store, StoredPlan
+
+WRITE_INTERVAL_S = 0.02  # results wait at most this long to be stored together: a killed run loses no more
+
+
+@dataclass
+class Tracker:
+    """Counters the progress display reads (updated from the event loop only)."""
+
+    samples_total: int = 0
+    executions_total: int = 0
+    samples_done: int = 0
+    samples_cached: int = 0
+    executions_done: int = 0
+    executions_cached: int = 0
+    tokens: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self, **changes: int) -> None:
+        with self.lock:
+            for name, delta in changes.items():
+                setattr(self, name, getattr(self, name) + delta)
+
+    def status(self, status: str, n: int = 1) -> None:
+        with self.lock:
+            self.statuses[status] += n
+
+
+def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
+    """Store the instances, the plan and its provenance, before any work starts."""
+    stored = StoredPlan(base_url, spec.limits,
+                        tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
+                              for job in plan.samples),
+                        {name: tuple(record.id for record in records) for name, records in plan.instances.items()})
+    versions = {"codebench": __version__, "python": platform.python_version(),
+                "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances}}
+    records = [(record, scalar_lambda(record)) for records in plan.instances.values() for record in records]
+    store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions})
+
+
+async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend,
+                       tracker: Tracker) -> None:
+    """Do every sample and execution not yet stored.
+
+    Raises:
+        ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
+        SandboxError: the sandbox stopped taking programs.
+    """
+    tracker.samples_total, tracker.executions_total = len(plan.samples), plan.executions
+    bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
+    stored = store.samples(job.key for job in plan.samples)
+
+    async def one(job: SampleJob) -> None:
+        mode, client = get_mode(job.mode), clients[job.model]
+        sample = stored.get(job.key)
+        if sample is not None and sample.completion.error is None:
+            tracker.count(samples_done=1, samples_cached=1)
+        else:
+            reply = await mode.ask(job, client)
+            sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
+                            job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries)
+            store.add_sample(sample)
+            tracker.count(samples_done=1, tokens=reply.completion.completion_tokens or 0)
+        await mode.judge(job, sample, bench)
+
+    writer = asyncio.ensure_future(bench.write())
+    tasks = [asyncio.ensure_future(one(job)) for job in plan.samples]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # done, or one failed (a refused endpoint): stop the others, keep what is stored
+        for task in [*tasks, writer]:
+            task.cancel()
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """An execution handed to the sandbox: what judging and storing its facts needs."""
+
+    program: Program
+    execution: Execution
+    judge: Judge
+
+
+def _judge_all(work: list[tuple[_Pending, Facts]]) -> list[Outcome]:
+    return [pending.judge(pending.execution, facts) for pending, facts in work]
+
+
+class _Bench(Bench):
+    """The pipeline's side of judging: batches to the sandbox, facts back to the event loop, and one writer that
+    judges what has arrived in a worker thread and stores it in one transaction.
+
+    An execution that another sample has already started (the same program, instance, puzzle version
+    and limits) is awaited, never run twice; one stored with an infrastructure failure is run again.
+    """
+
+    def __init__(self, store: Store, sandbox: SandboxBackend, tracker: Tracker, limits: Limits,
+                 loop: asyncio.AbstractEventLoop) -> None:
+        self.store, self.sandbox, self.tracker, self.limits, self.loop = store, sandbox, tracker, limits, loop
+        self.pending: dict[str, _Pending] = {}  # execution key -> what to do with its facts
+        self.stored: dict[str, asyncio.Future[str]] = {}  # execution key -> its status, once stored
+        self.inbox: list[Result] = []  # delivered by sandbox threads, not yet taken by the writer
+        self.inbox_lock = threading.Lock()
+        self.arrived = asyncio.Event()  # set (on the loop) once the inbox is not empty
+
+    def settle(self, status: Status, instances: int) -> None:
+        self.tracker.count(executions_done=instances)
+        self.tracker.status(status, instances)
+
+    async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
+        done = self.store.executed(execution.key for execution in executions)
+        waits, todo = [], []
+        for execution in executions:
+            status = done.get(execution.key)
+            if status is not None and status not in INFRASTRUCTURE_STATUSES:
+                self._counted(status, cached=True)
+            elif execution.key in self.stored:
+                waits.append(self._another(self.stored[execution.key]))
+            else:
+                self.stored[execution.key] = self.loop.create_future()
+                self.pending[execution.key] = _Pending(program, execution, judge)
+                todo.append(execution)
+        if todo:
+            self.sandbox.submit(Batch(program, tuple(Task(e.key, e.record.instance) for e in todo)), self._deliver)
+            waits += [self.stored[execution.key] for execution in todo]
+        await asyncio.gather(*waits)
+
+    def _deliver(self, result: Result) -> None:
+        """From a sandbox thread: leave the facts for the writer, waking the event loop once per batch of them."""
+        with self.inbox_lock:
+            self.inbox.append(result)
+            if len(self.inbox) > 1:
+                return  # a wake-up is on its way already
+        if not self.loop.is_closed():  # else the run is over and nobody waits
+            self.loop.call_soon_threadsafe(self.arrived.set)
+
+    async def write(self) -> None:
+        """The one writer: until cancelled, judge (in a worker thread) and store (in one transaction) whatever has
+        arrived, at most every WRITE_INTERVAL_S, so the event loop wakes rarely and the sandbox's threads keep the GIL.
+
+        A failure (the store refuses a write) is passed to every sample waiting for an execution, then raised.
+        """
+        try:
+            while True:
+                await self.arrived.wait()
+                await asyncio.sleep(WRITE_INTERVAL_S)
+                with self.inbox_lock:
+                    results, self.inbox = self.inbox, []
+                    self.arrived.clear()
+                work = [(self.pending.pop(r.task.key), r.facts) for r in results if r.task.key in self.pending]
+                outcomes = await asyncio.to_thread(_judge_all, work)
+                self.store.add_executions([(p.execution.key, p.program.key, p.execution.record.id, outcome)
+                                           for (p, _), outcome in zip(work, outcomes)])
+                for (p, _), outcome in zip(work, outcomes):
+                    self._counted(outcome.status, cached=False)
+                    self.stored.pop(p.execution.key).set_result(outcome.status)
+        except Exception as exc:
+            for future in self.stored.values():
+                if not future.done():
+                    future.set_exception(exc)
+            raise
+
+    async def _another(self, stored: asyncio.Future[str]) -> None:
+        self._counted(await stored, cached=True)
+
+    def _counted(self, status: str, *, cached: bool) -> None:
+        self.tracker.count(executions_done=1, executions_cached=int(cached))
+        self.tracker.status(status)
+
+
+def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
+    """What --dry-run prints: requests and executions, and how many are already stored (none without a store)."""
+    stored = store.answered(job.key for job in plan.samples) if store is not None else set()
+    return {"requests": len(plan.samples), "requests_stored": len(stored),
+            "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()}}

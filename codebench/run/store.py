@@ -1,0 +1,357 @@
+"""The run database: one SQLite file (WAL) per run directory; the only module that imports sqlite3 or holds SQL.
+
+Typed in and out: records, samples, outcomes and plans go in, samples, statuses and report rows come
+out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
+finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns) and
+2 (a mode and an optional instance per sample, format retries, the plan as tables). Writers migrate
+older files in place; readers never write: they migrate a copy in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from puzzles import Record
+
+from ..errors import SchemaVersionError, StoreError
+from ..keys import execution_key
+from ..types import Completion, ExecutionRow, Limits, Outcome, Program, Reading, Sample, Sampling, Status
+
+SCHEMA_VERSION = 2
+TABLES = {1: {"meta", "instances", "samples", "programs", "executions"},
+          2: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE instances (
+    id TEXT PRIMARY KEY, puzzle TEXT NOT NULL, level INTEGER, seed INTEGER NOT NULL,
+    lambda REAL, instance TEXT NOT NULL, meta TEXT NOT NULL);
+CREATE TABLE samples (
+    key TEXT PRIMARY KEY, model TEXT NOT NULL, base_url TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
+    instance_id TEXT, sample INTEGER NOT NULL, prompt TEXT NOT NULL, params TEXT NOT NULL,
+    response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
+    latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
+    format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
+CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
+CREATE TABLE executions (
+    key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
+    detail TEXT NOT NULL, issues TEXT NOT NULL, cpu_s REAL, wall_s REAL, peak_mib REAL,
+    stdout TEXT, stderr TEXT, created REAL NOT NULL);
+CREATE TABLE plan_samples (
+    position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
+    instance_id TEXT, sample INTEGER NOT NULL);
+CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
+"""
+MIGRATE_1_TO_2 = """
+ALTER TABLE samples RENAME COLUMN extract_status TO read_status;
+ALTER TABLE samples RENAME COLUMN extract_detail TO read_detail;
+ALTER TABLE samples ADD COLUMN instance_id TEXT;
+ALTER TABLE samples ADD COLUMN format_retries INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE plan_samples (
+    position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
+    instance_id TEXT, sample INTEGER NOT NULL);
+CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
+"""
+SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
+                  "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
+                  "program_key", "read_status", "read_detail", "format_retries")
+CHUNK = 500  # keys per IN (...) query
+
+
+@dataclass(frozen=True)
+class PlannedSample:
+    """One request of the plan, as the report walks them."""
+
+    key: str
+    model: str
+    mode: str
+    puzzle: str
+    instance_id: str | None  # the one instance it is judged on; None: every planned instance of its puzzle
+    sample: int
+
+
+@dataclass(frozen=True)
+class StoredPlan:
+    """What the report must join: the requests, the instances of each puzzle, and the limits of the executions."""
+
+    base_url: str
+    limits: Limits
+    samples: tuple[PlannedSample, ...]
+    instances: dict[str, tuple[str, ...]]  # puzzle -> instance ids, in plan order
+
+
+class Store:
+    """One run database; thread-safe. `Store(path)` opens it to write, `Store.for_reading(path)` to read only."""
+
+    def __init__(self, path: Path, *, _db: sqlite3.Connection | None = None) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        if _db is not None:
+            self.db = _db
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            version = _version(self.db, path)
+            if version == 0:
+                _create(self.db)
+            elif version < SCHEMA_VERSION:
+                _migrate(self.db, version)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot use {path} as a run database ({exc}); give a new --out directory") from None
+
+    @classmethod
+    def for_reading(cls, path: Path) -> Store:
+        """Open without writing anything; an older schema is migrated in a copy held in memory.
+
+        Raises:
+            StoreError: missing, unreadable, not a codebench run database, or corrupt.
+            SchemaVersionError: written by a newer codebench.
+        """
+        if not path.is_file():
+            raise StoreError(f"{path} does not exist: give the --out directory of a run")
+        # Without a -wal file no writer is connected (WAL writers keep one), so the file is opened immutable: no
+        # lock and no -shm file either. With one, a run may be writing: a read-only connection sees its commits.
+        live = path.with_name(path.name + "-wal").exists()
+        uri = f"{path.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
+        try:
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            version = _version(db, path)
+            if version == 0:
+                raise StoreError(f"{path} holds no codebench run yet: give the --out directory of a finished or running run")
+            if version < SCHEMA_VERSION:
+                memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+                db.backup(memory)
+                db.close()
+                db = memory
+                _migrate(db, version)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read {path} ({exc}): it is not a codebench run database, or it is damaged") from None
+        return cls(path, _db=db)
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction.
+
+        Raises:
+            StoreError: SQLite refused the write (disk full, file gone, read-only); nothing of it is kept.
+        """
+        with self.lock:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.db
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write to {self.path} ({exc}); what was stored before is kept: free space or fix "
+                                 "the file's permissions, then run the same command again") from None
+
+    def _read(self, sql: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self.lock:
+            try:
+                return self.db.execute(sql, values).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path} ({exc}): it is damaged or not a codebench run database") from None
+
+    # -- the plan and its provenance -------------------------------------------------------------------------
+    def record_plan(self, plan: StoredPlan, records: Iterable[tuple[Record, float | None]], documents: dict[str, Any]) -> None:
+        """Store the instances (with their scalar λ), the plan (replacing an earlier one) and provenance documents."""
+        with self._transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO instances VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(r.id, r.puzzle, r.level, r.seed, lam, json.dumps(r.instance), json.dumps(r.meta)) for r, lam in records])
+            _write_plan(db, plan)
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [(name, json.dumps(value, sort_keys=True)) for name, value in documents.items()])
+
+    def plan(self) -> StoredPlan | None:
+        """The plan last recorded, or None before any."""
+        run = self._document("run")
+        if run is None:
+            return None
+        samples = tuple(PlannedSample(*row) for row in self._read(
+            "SELECT key, model, mode, puzzle, instance_id, sample FROM plan_samples ORDER BY position"))
+        instances: dict[str, list[str]] = {}
+        for puzzle, instance_id in self._read("SELECT puzzle, instance_id FROM plan_instances ORDER BY position"):
+            instances.setdefault(puzzle, []).append(instance_id)
+        return StoredPlan(run["base_url"], Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
+
+    def document(self, name: str) -> Any:
+        """A provenance document (`spec`, `versions`) as stored, or None."""
+        return self._document(name)
+
+    def _document(self, name: str) -> Any:
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (name,))
+        return json.loads(rows[0][0]) if rows else None
+
+    # -- samples, programs, executions -----------------------------------------------------------------------
+    def add_sample(self, sample: Sample) -> None:
+        """Store (or replace) a sample, and its program if it has one."""
+        completion, reading = sample.completion, sample.reading
+        program = reading.program
+        values = (sample.key, sample.model, sample.base_url, sample.mode, sample.puzzle, sample.instance_id, sample.sample,
+                  sample.prompt, json.dumps(asdict(sample.sampling), sort_keys=True), completion.text, completion.finish_reason,
+                  int(completion.truncated), completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
+                  completion.server_model, completion.error, program.key if program else None,
+                  None if reading.status is None else str(reading.status), reading.detail, sample.format_retries)
+        with self._transaction() as db:
+            if program is not None:
+                db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
+            db.execute(f"INSERT OR REPLACE INTO samples ({', '.join(SAMPLE_COLUMNS)}, created) "
+                       f"VALUES ({', '.join('?' * len(SAMPLE_COLUMNS))}, ?)", (*values, time.time()))
+
+    def samples(self, keys: Iterable[str]) -> dict[str, Sample]:
+        """The stored samples among `keys`, by key (one query per 500 keys)."""
+        columns = ", ".join("s." + c for c in SAMPLE_COLUMNS)
+        rows = self._in(f"SELECT {columns}, p.source FROM samples s LEFT JOIN programs p ON p.key = s.program_key "
+                        "WHERE s.key IN ({})", list(keys))
+        return {row[0]: _sample(row) for row in rows}
+
+    def sample(self, key: str) -> Sample | None:
+        return self.samples([key]).get(key)
+
+    def answered(self, keys: Iterable[str]) -> set[str]:
+        """The keys of samples stored with a usable reply (an API error is asked again)."""
+        return {key for (key,) in self._in("SELECT key FROM samples WHERE error IS NULL AND key IN ({})", list(keys))}
+
+    def add_executions(self, executions: Sequence[tuple[str, str, str, Outcome]]) -> None:
+        """Store (key, program key, instance id, outcome) rows in one transaction."""
+        now = time.time()
+        rows = [(key, program, instance_id, str(o.status), o.detail, json.dumps([issue.to_json() for issue in o.issues]), o.cpu_s,
+                 o.wall_s, o.peak_mib, o.stdout, o.stderr, now) for key, program, instance_id, o in executions]
+        with self._transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def executed(self, keys: Iterable[str]) -> dict[str, str]:
+        """{execution key: status} for the keys already stored."""
+        return dict(self._in("SELECT key, status FROM executions WHERE key IN ({})", list(keys)))
+
+    def _in(self, sql: str, keys: list[str]) -> Iterator[tuple[Any, ...]]:
+        for start in range(0, len(keys), CHUNK):
+            chunk = keys[start:start + CHUNK]
+            yield from self._read(sql.format(", ".join("?" * len(chunk))), tuple(chunk))
+
+    # -- what reports read -----------------------------------------------------------------------------------
+    def report_rows(self) -> list[ExecutionRow]:
+        """One row per (planned sample, instance) with a result: what the report aggregates."""
+        plan = self.plan()
+        if plan is None:
+            return []
+        instances = {row[0]: row for row in self._read("SELECT id, level, lambda, meta FROM instances")}
+        samples = {row[0]: row for row in self._read("SELECT key, read_status, read_detail, program_key FROM samples")}
+        executions = {row[0]: row for row in self._read("SELECT key, status, detail FROM executions")}
+        rows = []
+        for planned in plan.samples:
+            stored = samples.get(planned.key)
+            if stored is None:
+                continue  # not requested yet (the run was interrupted)
+            _, read_status, read_detail, program = stored
+            covered = (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ())
+            for instance_id in covered:
+                _, level, lam, meta = instances[instance_id]
+                if read_status is not None:
+                    status, detail = read_status, read_detail or ""
+                else:
+                    found = executions.get(execution_key(program, instance_id, json.loads(meta).get("version"), plan.limits))
+                    if found is None:
+                        continue  # not executed yet
+                    _, status, detail = found
+                rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
+                                         detail, lam))
+        return rows
+
+    def execution_totals(self) -> tuple[int, float]:
+        """How many executions are stored, and their summed wall time as the sandbox measured each."""
+        count, seconds = self._read("SELECT COUNT(*), COALESCE(SUM(wall_s), 0) FROM executions")[0]
+        return count, seconds
+
+    def samples_per_question(self) -> int:
+        """The most samples the plan draws of one prompt (the n of pass@k); 0 before any plan."""
+        return self._read("SELECT COALESCE(MAX(sample) + 1, 0) FROM plan_samples")[0][0]
+
+
+def _sample(row: tuple[Any, ...]) -> Sample:
+    (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
+     prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
+     format_retries, source) = row
+    completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
+                            server_model, error)
+    program = Program(program_key, source) if program_key is not None and source is not None else None
+    reading = Reading(Status(read_status) if read_status else None, read_detail or "", program)
+    return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt, Sampling(**json.loads(params)),
+                  completion, reading, format_retries)
+
+
+def _version(db: sqlite3.Connection, path: Path) -> int:
+    """The schema version; 0 for an empty file.
+
+    Raises:
+        StoreError: the file holds another tool's tables.
+        SchemaVersionError: a version newer than this codebench reads.
+    """
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(f"{path} was written by a newer codebench (schema {version}; this one reads up to "
+                                 f"{SCHEMA_VERSION}): upgrade codebench, or give a new --out directory")
+    if version not in (0, *TABLES) or (version == 0 and tables):
+        raise StoreError(f"{path} is not a codebench run database (it holds tables {', '.join(sorted(tables))}): "
+                         "give a new --out directory")
+    if version and TABLES[version] - tables:
+        raise StoreError(f"{path} is damaged: it lacks the tables {', '.join(sorted(TABLES[version] - tables))}")
+    return version
+
+
+def _create(db: sqlite3.Connection) -> None:
+    db.executescript(f"BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version={SCHEMA_VERSION};\nCOMMIT;")
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a version-1 database to the current schema, in one transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        old = db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
+        for statement in MIGRATE_1_TO_2.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute("UPDATE samples SET read_status = NULL WHERE read_status = 'ok'")  # version 1's word for "a program"
+        db.execute("UPDATE samples SET read_status = ? WHERE error IS NOT NULL", (str(Status.API_ERROR),))
+        if old is not None:
+            plan = json.loads(old[0])
+            _write_plan(db, StoredPlan(plan["base_url"], Limits(**plan["limits"]),
+                                       tuple(PlannedSample(key, model, plan["mode"], puzzle, None, index)
+                                             for key, model, puzzle, index in plan["samples"]),
+                                       {name: tuple(ids) for name, ids in plan["instances"].items()}))
+            db.execute("DELETE FROM meta WHERE key = 'plan'")
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _write_plan(db: sqlite3.Connection, plan: StoredPlan) -> None:
+    db.execute("DELETE FROM plan_samples")
+    db.execute("DELETE FROM plan_instances")
+    db.executemany("INSERT INTO plan_samples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [(i, s.key, s.model, s.mode, s.puzzle, s.instance_id, s.sample) for i, s in enumerate(plan.samples)])
+    db.executemany("INSERT INTO plan_instances VALUES (?, ?, ?)",
+                   [(i, puzzle, instance_id) for i, (puzzle, instance_id)
+                    in enumerate((p, r) for p, ids in plan.instances.items() for r in ids)])
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)",
+               (json.dumps({"base_url": plan.base_url, "limits": asdict(plan.limits)}, sort_keys=True),))

@@ -1,0 +1,85 @@
+"""A fake backend for the pipeline's own tests and the scheduling benchmark: the real scheduler, nothing run.
+
+Each session answers through `handler(source, instance) -> Facts` (and loads through `loader(source)`,
+default: loaded) instead of running the program, so tests of scheduling, resume and metrics take a
+second and need no Docker. It isolates nothing and executes nothing: never a backend users can pick.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..types import Batch, Facts, Limits, ResultKind
+from . import Deliver, SandboxBackend
+from ._pool import WorkerPool
+
+Handler = Callable[[str, dict[str, Any]], Facts]
+Loader = Callable[[str], Facts]
+
+
+def always_loaded(source: str) -> Facts:
+    return Facts("load", {"kind": ResultKind.LOADED.value})
+
+
+class FakeSession:
+    """What a supervisor session does, as the handler says."""
+
+    def __init__(self, worker: FakeWorker) -> None:
+        self.worker = worker
+        self.source = ""
+
+    def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
+        self.source = source
+        with self.worker.lock:
+            self.worker.loads += 1
+        return self.worker.loader(source)
+
+    def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
+        return self.worker.handler(self.source, instance)
+
+    def close(self) -> None:
+        pass
+
+
+class FakeWorker:
+    def __init__(self, handler: Handler, loader: Loader) -> None:
+        self.handler, self.loader = handler, loader
+        self.lock = threading.Lock()
+        self.loads = self.recycles = 0
+
+    def open_session(self) -> FakeSession:
+        return FakeSession(self)
+
+    def recycle(self) -> None:
+        self.recycles += 1
+
+    def close(self) -> None:
+        pass
+
+
+class FakeBackend(SandboxBackend):
+    """`workers` fake workers behind the real WorkerPool."""
+
+    name = "fake"
+
+    def __init__(self, handler: Handler, workers: int = 2, limits: Limits | None = None, loader: Loader = always_loaded) -> None:
+        super().__init__(limits or Limits())
+        self.fakes = [FakeWorker(handler, loader) for _ in range(workers)]
+        self.pool = WorkerPool(self.fakes, self.limits, self.limits.for_supervisor())
+
+    @property
+    def capacity(self) -> int:
+        return len(self.fakes)
+
+    @property
+    def loads(self) -> int:
+        """Programs loaded so far, over all workers."""
+        return sum(worker.loads for worker in self.fakes)
+
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        self.pool.submit(batch, deliver)
+
+    def close(self) -> None:
+        self.pool.close()

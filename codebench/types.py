@@ -1,0 +1,295 @@
+"""The vocabulary every stage shares: statuses, limits, sandbox facts, outcomes, programs, prompts, jobs, samples, rows.
+
+The only place a status word is spelled. Imports the standard library and `puzzles` only, so any stage can
+import it without loading another stage.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from puzzles import Issue, Record
+
+MIB = 1 << 20
+
+
+class Status(StrEnum):
+    """One per (sample, instance). Stored in results: values are never renamed."""
+
+    LEGAL = "legal"  # valid and the goal reached
+    RULE_VIOLATION = "rule_violation"  # the validator or the schema rejects the answer
+    RUNTIME_ERROR = "runtime_error"  # exception, crash, signal, memory or output limit
+    SYNTAX_ERROR = "syntax_error"  # the program does not compile
+    TIMEOUT = "timeout"  # CPU or wall limit, from the harness's own kill record
+    NO_CODE = "no_code"  # nothing extractable, or the entry point is missing
+    NO_ANSWER = "no_answer"  # instruction mode: nothing parseable came back (collapse)
+    SANDBOX_ERROR = "sandbox_error"  # infrastructure: retried, never counted against the program
+    API_ERROR = "api_error"  # infrastructure: the model endpoint gave no usable reply
+
+    @property
+    def is_infrastructure(self) -> bool:
+        """Says nothing about the model: counted apart, never in a denominator, redone on resume."""
+        return self in INFRASTRUCTURE_STATUSES
+
+
+INFRASTRUCTURE_STATUSES = frozenset({Status.SANDBOX_ERROR, Status.API_ERROR})
+COUNTED_STATUSES = tuple(s for s in Status if s not in INFRASTRUCTURE_STATUSES)  # the report's column order
+INFRASTRUCTURE_ORDER = tuple(s for s in Status if s in INFRASTRUCTURE_STATUSES)
+
+
+class ResultKind(StrEnum):
+    """What the supervisor's child reported about itself (`Facts.result["kind"]`): its wire format."""
+
+    ANSWER = "answer"
+    LOADED = "loaded"
+    NO_CODE = "no_code"
+    NOT_JSON = "not_json"
+    EXCEPTION = "exception"
+    SYNTAX_ERROR = "syntax_error"
+    NONE = "none"  # the child exited without a report
+    GARBLED = "garbled"
+    TOO_LARGE = "too_large"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-instance limits. `wall_s` defaults to 3 × `cpu_s` (a busy 2-core host inflates wall time)."""
+
+    cpu_s: float = 10.0
+    wall_s: float | None = None
+    memory_mib: int = 512
+    output_bytes: int = MIB  # per stream (stdout, stderr); beyond it the run is killed: output_limit
+    answer_bytes: int = 64 * MIB  # JSON text of the returned answer (Hanoi n=20 is 16 MB)
+    file_bytes: int = 64 * MIB  # RLIMIT_FSIZE
+    tmpfs_mib: int = 64  # scratch space; it counts against the container's memory
+    processes: int = 64  # RLIMIT_NPROC of the solver uid; the container's pids limit is twice that
+
+    def __post_init__(self) -> None:
+        if self.cpu_s <= 0 or (self.wall_s is not None and self.wall_s <= 0):
+            raise ValueError("cpu_s and wall_s must be positive")
+        if min(self.memory_mib, self.output_bytes, self.answer_bytes, self.file_bytes, self.tmpfs_mib, self.processes) <= 0:
+            raise ValueError("limits must be positive")
+
+    @property
+    def wall_limit_s(self) -> float:
+        return self.wall_s if self.wall_s is not None else 3 * self.cpu_s
+
+    @property
+    def cpu_limit_s(self) -> int:
+        """The CPU seconds a child really gets: RLIMIT_CPU counts whole seconds, never below what was asked."""
+        return max(1, math.ceil(self.cpu_s))
+
+    def for_supervisor(self) -> dict[str, Any]:
+        """What the in-container supervisor enforces itself (its wire format)."""
+        return {
+            "cpu_s": self.cpu_limit_s,
+            "wall_s": self.wall_limit_s,
+            "output_bytes": self.output_bytes,
+            "answer_bytes": self.answer_bytes,
+            "file_bytes": self.file_bytes,
+            "processes": self.processes,
+        }
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the supervisor recorded about one child process (the program's import, or one instance).
+
+    `result` is the child's own report (its `kind` is a ResultKind); everything else is the supervisor's
+    record. `infra_error` is set instead when the sandbox itself failed.
+    """
+
+    phase: str  # "load" or "run"
+    result: dict[str, Any] = field(default_factory=dict)
+    killed: str | None = None  # wall_limit, cpu_limit, output_limit:stdout|stderr, answer_limit
+    exit_code: int | None = None
+    signal: int | None = None
+    oom: bool = False
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_mib: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    leftovers: int = 0  # processes of the program still alive after it finished (all killed)
+    survivors: int = 0  # processes that could not be killed: the container is recycled
+    infra_error: str | None = None
+
+    @classmethod
+    def from_supervisor(cls, phase: str, facts: dict[str, Any]) -> Facts:
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(phase=phase, **{k: v for k, v in facts.items() if k in known and k != "phase"})
+
+    @classmethod
+    def infrastructure(cls, phase: str, error: str) -> Facts:
+        return cls(phase=phase, infra_error=error)
+
+    @property
+    def kind(self) -> str | None:
+        return self.result.get("kind")
+
+    @property
+    def loaded(self) -> bool:
+        return self.phase == "load" and self.kind == ResultKind.LOADED and not self.killed and not self.oom
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A judged execution or answer: status, a detail code, the validator's issues and the measurements."""
+
+    status: Status
+    detail: str = ""
+    issues: tuple[Issue, ...] = ()
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_mib: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": str(self.status), "detail": self.detail, "issues": [issue.to_json() for issue in self.issues],
+                "cpu_s": self.cpu_s, "wall_s": self.wall_s, "peak_mib": self.peak_mib, "stdout": self.stdout, "stderr": self.stderr}
+
+
+# -- the sandbox's work ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Program:
+    """Source text to run in the sandbox; `key` identifies it (a content hash, or any id the caller picks)."""
+
+    key: str
+    source: str
+    entry: str = "solve"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One execution of a batch's program on one instance; `key` says where its result belongs."""
+
+    key: str
+    instance: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One program and the instances to run it on: the unit a sandbox backend takes."""
+
+    program: Program
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a backend streams back: one task of one batch and the facts of its execution."""
+
+    batch: Batch
+    task: Task
+    facts: Facts
+
+
+# -- the model's work -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Prompt:
+    """The chat messages of one prompt: (role, content) pairs, system first."""
+
+    puzzle: str
+    mode: str
+    messages: tuple[tuple[str, str], ...]
+
+    def as_messages(self) -> list[dict[str, str]]:
+        """The messages as the OpenAI chat API takes them."""
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+    @property
+    def text(self) -> str:
+        """Canonical JSON of the messages: what identifies the prompt (hashed into request keys)."""
+        return json.dumps(self.as_messages(), ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The sampling parameters of one request (hashed into its key, so their names are part of the format)."""
+
+    temperature: float
+    max_tokens: int | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class SampleJob:
+    """One request to a model in one mode: the prompt, a sample index (its own seed), and the instances it is judged on."""
+
+    key: str
+    model: str
+    mode: str
+    puzzle: str
+    sample: int
+    prompt: Prompt
+    sampling: Sampling
+    instances: tuple[Record, ...]
+    instance_id: str | None = None  # set when the prompt shows one instance (instruction mode)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One reply. `error` set means no usable answer (HTTP 400, a malformed or empty body, retries exhausted):
+    an infrastructure failure for that sample, not a verdict on the model."""
+
+    text: str
+    finish_reason: str | None
+    truncated: bool
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float
+    server_model: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a mode read from a reply: something to judge (`program`), or a status that holds for every instance."""
+
+    status: Status | None  # None: judge `program` on the instances; else no_code, syntax_error, api_error, …
+    detail: str
+    program: Program | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One request and what was read from its reply, as the store keeps it."""
+
+    key: str
+    model: str
+    base_url: str
+    mode: str
+    puzzle: str
+    sample: int
+    instance_id: str | None
+    prompt: str
+    sampling: Sampling
+    completion: Completion
+    reading: Reading
+    format_retries: int = 0
+
+
+# -- what reports read ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ExecutionRow:
+    """One sample judged on one instance, as the run store reports it."""
+
+    model: str
+    mode: str
+    puzzle: str
+    level: int
+    instance_id: str
+    sample: int
+    status: str  # a Status value (older stores or other tools may hold others: reported as they are)
+    detail: str
+    complexity: float | None  # the instance's scalar λ; None → the level number

@@ -1,0 +1,192 @@
+"""The pipeline and the scheduler on the fake backend: statuses, concurrency across programs, deduplication,
+resume after failures and interruptions, and the report's numbers. No network, no Docker: about a second."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from codebench.analysis.report import build_report
+from codebench.errors import SandboxError
+from codebench.run.pipeline import Tracker, execute_plan, record_plan
+from codebench.run.plan import make_plan
+from codebench.run.spec import RunSpec
+from codebench.run.store import Store
+from codebench.sandbox._fake import FakeBackend
+from codebench.sandbox._session import SessionBroken
+from codebench.types import Batch, Facts, Program, Status, Task
+
+from .fakes import BASE_URL, FakeChat, Simulated, answer, run_plan, stored_rows
+
+EXPECTED = {"oracle": Status.LEGAL, "wrong": Status.RULE_VIOLATION, "syntax_error": Status.SYNTAX_ERROR,
+            "timeout": Status.TIMEOUT, "crash": Status.RUNTIME_ERROR, "no_code": Status.NO_CODE}
+
+
+def spec(out: Path, **changes: object) -> RunSpec:
+    base = {"models": ("oracle",), "puzzles": ("hanoi", "waterjug"), "levels": (1, 2), "instances_per_level": 2, "samples": 2,
+            "out": out}
+    return RunSpec(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def test_every_status_comes_out_of_the_pipeline(tmp_path: Path) -> None:
+    chats = {model: FakeChat(model) for model in EXPECTED}
+    with FakeBackend(Simulated(), workers=4) as sandbox:
+        run_plan(spec(tmp_path, models=tuple(EXPECTED), samples=1), chats, sandbox)
+    statuses = {(model, puzzle, status) for model, puzzle, _, _, _, status in stored_rows(tmp_path)}
+    assert statuses == {(model, puzzle, str(status)) for model, status in EXPECTED.items() for puzzle in ("hanoi", "waterjug")}
+    assert len(stored_rows(tmp_path)) == len(EXPECTED) * 2 * 4  # models × puzzles × (levels × instances)
+
+
+def test_workers_run_several_programs_at_once(tmp_path: Path) -> None:
+    """8 workers, programs of 4 instances: the 8 first executions can only meet if two programs run together."""
+    meeting = threading.Barrier(8, timeout=10)
+    arrivals, lock, running, most = [0], threading.Lock(), set(), [0]
+    simulated = Simulated()
+
+    def handler(source: str, instance: dict) -> Facts:
+        with lock:
+            arrivals[0] += 1
+            first = arrivals[0] <= 8
+            running.add(source)
+            most[0] = max(most[0], len(running))
+        if first:
+            meeting.wait()  # raises BrokenBarrierError (a failed test) unless 8 executions run at the same time
+        time.sleep(0.005)
+        with lock:
+            running.discard(source)
+        return simulated(source, instance)
+
+    with FakeBackend(handler, workers=8) as sandbox:
+        run_plan(spec(tmp_path, puzzles=("hanoi", "waterjug", "river", "checkers"), levels=(1, 2), samples=2),
+                 {"oracle": FakeChat("oracle")}, sandbox)
+    assert most[0] >= 2
+    assert {status for *_, status in stored_rows(tmp_path)} == {"legal"}
+
+
+def test_a_program_shared_by_samples_runs_once_per_instance(tmp_path: Path) -> None:
+    """Every oracle sample of a puzzle is the same program: its executions are shared, never run twice."""
+    simulated = Simulated()
+    with FakeBackend(simulated, workers=4) as sandbox:
+        plan, tracker = run_plan(spec(tmp_path, samples=5), {"oracle": FakeChat("oracle")}, sandbox)
+    instances = sum(len(records) for records in plan.instances.values())
+    assert simulated.total == instances
+    assert len(stored_rows(tmp_path)) == 5 * instances  # every sample has its row
+    assert (tracker.executions_done, tracker.executions_cached) == (5 * instances, 4 * instances)
+
+
+def test_sandbox_errors_and_api_errors_are_done_again_on_resume_and_nothing_else(tmp_path: Path) -> None:
+    flaky = {"n": 0}
+
+    def sometimes_broken(source: str, instance: dict) -> Facts:
+        flaky["n"] += 1
+        return Facts.infrastructure("run", "injected") if flaky["n"] % 3 == 0 else Simulated()(source, instance)
+
+    first_chat = FakeChat("mixed", fail=frozenset({1}))  # sample 1 of every puzzle gets an API error
+    with FakeBackend(sometimes_broken, workers=2) as sandbox:
+        run_plan(spec(tmp_path, models=("mixed",), samples=3), {"mixed": first_chat}, sandbox)
+    first = stored_rows(tmp_path)
+    broken = sum(status == "sandbox_error" for *_, status in first)
+    assert broken > 0 and any(status == "api_error" for *_, status in first)
+
+    again, simulated = FakeChat("mixed"), Simulated()
+    with FakeBackend(simulated, workers=2) as sandbox:
+        run_plan(spec(tmp_path, models=("mixed",), samples=3), {"mixed": again}, sandbox)
+    assert again.calls == 2  # the API errors, one per puzzle
+    final = stored_rows(tmp_path)
+    assert not any(status in ("sandbox_error", "api_error") for *_, status in final)
+    assert len(final) == len(set(final)) == len(first)
+    assert simulated.total >= broken  # the broken executions ran again (with those of the re-asked samples)
+
+
+def test_an_interrupted_run_resumes_to_exactly_the_rows_of_an_uninterrupted_one(tmp_path: Path) -> None:
+    def slow(source: str, instance: dict) -> Facts:
+        time.sleep(0.01)
+        return Simulated()(source, instance)
+
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    with FakeBackend(slow, workers=2) as sandbox:
+        run_plan(spec(whole, models=("mixed",), samples=3), {"mixed": FakeChat("mixed")}, sandbox)
+    run_spec = spec(cut, models=("mixed",), samples=3)
+    plan = make_plan(run_spec, BASE_URL)
+    store = Store(cut / "run.sqlite")
+    record_plan(store, run_spec, plan, BASE_URL)
+
+    async def interrupted() -> None:
+        with FakeBackend(slow, workers=2) as sandbox:
+            task = asyncio.ensure_future(execute_plan(run_spec, plan, store, {"mixed": FakeChat("mixed")}, sandbox, Tracker()))
+            await asyncio.sleep(0.08)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(interrupted())
+    store.close()
+    partial = stored_rows(cut)
+    with FakeBackend(slow, workers=2) as sandbox:
+        run_plan(run_spec, {"mixed": FakeChat("mixed")}, sandbox)
+    assert len(partial) < len(stored_rows(whole))
+    assert stored_rows(cut) == stored_rows(whole)
+
+
+def test_pass_at_k_of_the_report_is_the_unbiased_estimate(tmp_path: Path) -> None:
+    with FakeBackend(Simulated(), workers=2) as sandbox:
+        run_plan(spec(tmp_path, models=("mixed",), puzzles=("waterjug",), levels=(1,), instances_per_level=1, samples=8),
+                 {"mixed": FakeChat("mixed")}, sandbox)
+    statuses = [status for *_, status in stored_rows(tmp_path)]
+    n, c = len(statuses), statuses.count("legal")
+    assert n == 8 and 0 < c < 8
+    store = Store.for_reading(tmp_path / "run.sqlite")
+    (cell,) = build_report(store.report_rows(), [1, 2, 8], boot=0).cells
+    store.close()
+    assert cell.pass_at[1] == pytest.approx(c / n)
+    assert cell.pass_at[2] == pytest.approx(1 - math.comb(n - c, 2) / math.comb(n, 2))
+    assert cell.pass_at[8] == 1.0
+
+
+def test_a_worker_that_fails_unexpectedly_records_a_sandbox_error_and_goes_on() -> None:
+    calls = {"n": 0}
+
+    def buggy(source: str, instance: dict) -> Facts:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyError("a bug in the backend")
+        return answer({"moves": []})
+
+    tasks = tuple(Task(str(i), {"i": i}) for i in range(4))
+    with FakeBackend(buggy, workers=1) as sandbox:
+        results = sorted(sandbox.stream([Batch(Program("p", "source"), tasks)]), key=lambda r: r.task.key)
+    assert results[0].facts.infra_error == "internal error: KeyError: 'a bug in the backend'"
+    assert [r.facts.infra_error for r in results[1:]] == [None] * 3
+
+
+def test_a_broken_session_is_retried_on_a_recycled_worker() -> None:
+    calls = {"n": 0}
+
+    def breaks_once(source: str, instance: dict) -> Facts:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise SessionBroken("supervisor exited")
+        return answer({})
+
+    with FakeBackend(breaks_once, workers=1) as sandbox:
+        (facts,) = sandbox.run("def solve(i):\n    return {}\n", [{}])
+        assert facts.infra_error is None and sandbox.fakes[0].recycles == 1 and sandbox.loads == 2
+
+
+def test_each_worker_loads_a_program_once_while_it_has_its_tasks() -> None:
+    with FakeBackend(lambda source, instance: answer({}), workers=2) as sandbox:
+        batches = [Batch(Program(str(p), f"program {p}"), tuple(Task(f"{p}/{i}", {}) for i in range(10))) for p in range(3)]
+        assert len(list(sandbox.stream(batches))) == 30
+        assert sandbox.loads <= 2 * 3
+
+
+def test_a_closed_sandbox_refuses_new_batches() -> None:
+    sandbox = FakeBackend(lambda source, instance: answer({}), workers=1)
+    sandbox.close()
+    with pytest.raises(SandboxError, match="closed"):
+        sandbox.submit(Batch(Program("p", "x"), (Task("t", {}),)), lambda result: None)

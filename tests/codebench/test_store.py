@@ -1,0 +1,127 @@
+"""The run store: typed round trips, the schema-1 run directory written by codebench 0.1 (read untouched, migrated
+by writers, resumed), and clear errors for newer schemas and files that are not codebench's.
+
+`data/v1_run/` was written by the landed codebench 0.1 (commit 7230334): `codebench run` against its mock server
+(seed 1) with --model mixed,wrong,no_code,syntax_error,crash,empty --puzzles hanoi,waterjug --levels 1,2
+--instances-per-level 2 --samples 3 --cpu 1, and `codebench report --format table|md|csv|json` of it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from codebench.errors import SchemaVersionError, StoreError
+from codebench.run.spec import RunSpec
+from codebench.run.store import SCHEMA_VERSION, Store
+from codebench.sandbox._fake import FakeBackend
+from codebench.types import Completion, Limits, Outcome, Program, Reading, Sample, Sampling, Status
+
+from .cli import run_cli
+from .fakes import FakeChat, Simulated, run_plan
+
+V1 = Path(__file__).parent / "data" / "v1_run"
+FORMATS = ("table", "md", "csv", "json")
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def v1_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "v1"
+    shutil.copytree(V1, folder)
+    return folder
+
+
+def test_a_sample_round_trips_typed(tmp_path: Path) -> None:
+    store = Store(tmp_path / "run.sqlite")
+    program = Program("k-program", "def solve(i):\n    return {}\n")
+    sample = Sample("k1", "m", "http://x/v1", "code", "hanoi", 0, None, "[]", Sampling(0.7, 100, 3),
+                    Completion("text", "stop", False, 5, 6, 0.25, "served", None), Reading(None, "fenced block 1", program), 2)
+    failed = Sample("k2", "m", "http://x/v1", "code", "hanoi", 1, "hanoi/L1/s0", "[]", Sampling(0.7, None, 4),
+                    Completion("", None, False, None, None, 0.0, None, "HTTP 400"), Reading(Status.API_ERROR, "HTTP 400"))
+    store.add_sample(sample)
+    store.add_sample(failed)
+    assert store.samples(["k1", "k2", "k3"]) == {"k1": sample, "k2": failed}
+    assert store.answered(["k1", "k2"]) == {"k1"}
+    store.add_executions([("e1", "k-program", "hanoi/L1/s0", Outcome(Status.TIMEOUT, "cpu_limit", (), 1.0, 3.0, 12.0))])
+    assert store.executed(["e1", "e2"]) == {"e1": "timeout"} and store.execution_totals() == (1, 3.0)
+    store.close()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_version_1_run_reports_as_codebench_0_1_did_and_is_not_touched(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    before = snapshot(V1)
+    code, out, _ = run_cli(capsys, "report", str(V1), "--format", fmt)
+    assert code == 0
+    assert out == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
+    assert snapshot(V1) == before  # no -wal, no -shm, no migration: readers never write
+
+
+def test_a_writer_migrates_version_1_in_place_and_the_report_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = v1_copy(tmp_path)
+    Store(folder / "run.sqlite").close()
+    with sqlite3.connect(folder / "run.sqlite") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT COUNT(*) FROM plan_samples").fetchone()[0] == 36
+        assert db.execute("SELECT COUNT(*) FROM meta WHERE key = 'plan'").fetchone()[0] == 0
+    for fmt in FORMATS:
+        code, out, _ = run_cli(capsys, "report", str(folder), "--format", fmt)
+        assert code == 0 and out == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
+
+
+def test_a_version_1_run_resumes_without_redoing_finished_work(tmp_path: Path) -> None:
+    """The same run again, now on this codebench: only the API errors are asked again; nothing is executed."""
+    folder = v1_copy(tmp_path)
+    reader = Store.for_reading(folder / "run.sqlite")
+    plan, spec = reader.plan(), reader.document("spec")
+    reader.close()
+    assert plan is not None
+    run_spec = RunSpec(models=tuple(spec["models"]), base_url=plan.base_url, puzzles=tuple(spec["puzzles"]),
+                       levels=tuple(spec["levels"]), instances_per_level=spec["instances_per_level"], samples=spec["samples"],
+                       temperature=spec["temperature"], max_tokens=spec["max_tokens"], seed=spec["seed"],
+                       limits=Limits(**spec["limits"]), out=folder)
+    chats = {model: FakeChat(model if model != "empty" else "oracle", fail=frozenset({0, 1, 2}) if model == "empty" else frozenset(),
+                             base_url=plan.base_url) for model in run_spec.models}
+    simulated = Simulated()
+    with FakeBackend(simulated, workers=2) as sandbox:
+        run_plan(run_spec, chats, sandbox, base_url=plan.base_url)
+    assert {model: chat.calls for model, chat in chats.items()} == {model: 6 if model == "empty" else 0 for model in run_spec.models}
+    assert simulated.total == 0
+    report = Store.for_reading(folder / "run.sqlite")
+    assert len(report.report_rows()) == 144
+    report.close()
+
+
+def test_a_newer_schema_is_refused_with_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = v1_copy(tmp_path)
+    with sqlite3.connect(folder / "run.sqlite") as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(SchemaVersionError, match="newer codebench .*schema 99.* upgrade codebench"):
+        Store.for_reading(folder / "run.sqlite")
+    with pytest.raises(SchemaVersionError):
+        Store(folder / "run.sqlite")
+    code, _, err = run_cli(capsys, "report", str(folder))
+    assert code == 2 and err.startswith("error:") and "newer codebench" in err
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage, not a database" * 100, "foreign"])
+def test_files_that_are_not_codebench_runs_are_refused_and_left_as_they_were(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | str) -> None:
+    path = tmp_path / "run.sqlite"
+    if content == "foreign":
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE notes (body TEXT)")
+    else:
+        path.write_bytes(content)  # type: ignore[arg-type]
+    before = path.read_bytes()
+    code, out, err = run_cli(capsys, "report", str(tmp_path))
+    assert code == 2 and err.startswith("error:") and "Traceback" not in err + out
+    if content != b"":  # an empty file is where a run may start: only the writer may use it
+        with pytest.raises(StoreError):
+            Store(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run.sqlite"]
