@@ -30,6 +30,7 @@ bench: $(BIN)/codebench
 	$(BIN)/python benchmarks/puzzles.py
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/startup.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
