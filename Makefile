@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+DEMO_OUT ?= runs/demo
 
 .PHONY: demo selftest test bench clean
 
@@ -15,7 +16,7 @@ $(BIN)/codebench: pyproject.toml
 demo: $(BIN)/codebench
 	scripts/ensure-docker
 	$(BIN)/codebench sandbox build
-	$(BIN)/codebench demo
+	$(BIN)/codebench demo --out $(DEMO_OUT)
 
 selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest

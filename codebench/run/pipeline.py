@@ -12,7 +12,7 @@ import asyncio
 import platform
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ WRITE_INTERVAL_S = 0.02  # results wait at most this long to be stored together:
 
 @dataclass
 class Tracker:
-    """Counters the progress display reads (updated from the event loop only)."""
+    """Counters the progress display reads; written and read on the event loop only."""
 
     samples_total: int = 0
     executions_total: int = 0
@@ -41,16 +41,13 @@ class Tracker:
     executions_cached: int = 0
     tokens: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, **changes: int) -> None:
-        with self.lock:
-            for name, delta in changes.items():
-                setattr(self, name, getattr(self, name) + delta)
+        for name, delta in changes.items():
+            setattr(self, name, getattr(self, name) + delta)
 
     def status(self, status: str, n: int = 1) -> None:
-        with self.lock:
-            self.statuses[status] += n
+        self.statuses[status] += n
 
 
 def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
@@ -135,7 +132,8 @@ class _Bench(Bench):
 
     async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
         done = self.store.executed(execution.key for execution in executions)
-        waits, todo = [], []
+        waits: list[Awaitable[Any]] = []
+        todo: list[Execution] = []
         for execution in executions:
             status = done.get(execution.key)
             if status is not None and status not in INFRASTRUCTURE_STATUSES:

@@ -59,7 +59,7 @@ class RunSpec:
         return data
 
 
-def limits_from(cpu: object, memory: object) -> Limits:
+def limits_from(cpu: Any, memory: Any) -> Limits:
     """The limits of `--cpu SECONDS --memory MIB`.
 
     Raises:
@@ -69,7 +69,7 @@ def limits_from(cpu: object, memory: object) -> Limits:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise ConfigError(f"{option} {value!r}: give a positive number ({'CPU seconds' if option == '--cpu' else 'MiB'} "
                               "per instance)")
-    return Limits(cpu_s=float(cpu), memory_mib=int(memory))  # type: ignore[arg-type]  (checked above)
+    return Limits(cpu_s=float(cpu), memory_mib=int(memory))
 
 
 def parse_range(text: str, option: str) -> list[int]:

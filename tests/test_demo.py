@@ -1,0 +1,29 @@
+"""The README's first command, `make demo`, end to end (into a fresh run directory), so CI catches a broken demo."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import puzzles
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.docker
+
+
+def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    done = subprocess.run([shutil.which("make") or "make", "-C", str(ROOT), "demo", f"DEMO_OUT={out}"], capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = done.stdout
+    assert report.count("codebench report: 540 executions") == 1  # 9 puzzles × 6 levels × 2 instances × 5 samples
+    for name in puzzles.puzzle_names():
+        assert f"\n{name} " in report
+    for status in ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code"):
+        assert f"{status}:" in report or status == "legal"
+    assert "collapse threshold λ*" in report and (out / "run.sqlite").is_file()
+    assert "Traceback" not in done.stderr
