@@ -19,6 +19,7 @@ from typing import ClassVar
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
 
 
 class CodebenchError(Exception):

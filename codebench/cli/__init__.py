@@ -1,7 +1,7 @@
 """The `codebench` command line: parsing and printing only; the work lives in the library packages.
 
 Every error codebench raises on purpose (`codebench.errors`) and every puzzle error ends as one
-`error:` line on stderr and its exit code (2 usage, 3 refused); Ctrl-C exits 130 with what is done kept.
+`error:` line on stderr and its exit code (2 usage, 3 refused); Ctrl-C in long work exits 130 (`_interrupt`).
 Subcommand modules import their heavy machinery inside the commands, so `--help` and `puzzles` start fast.
 """
 
@@ -21,8 +21,6 @@ from ._mock import mock_server_command
 from ._puzzles import puzzles_app
 from ._run import demo, report, run
 from ._sandbox import sandbox_app
-
-EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     help="Benchmark reasoning on puzzles of controllable difficulty.",
@@ -47,8 +45,6 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"{exc.summary}: {exc}" if exc.summary else str(exc), exc.exit_code)
     except PuzzleError as exc:
         _fail(str(exc), EXIT_USAGE)
-    except KeyboardInterrupt:
-        _fail("interrupted; what finished is stored: run the same command again to resume", EXIT_INTERRUPTED)
 
 
 def _fail(message: str, code: int) -> None:

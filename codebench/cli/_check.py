@@ -24,6 +24,7 @@ from ..run.check import CheckResult, check_program, junit_xml, load_baseline, re
 from ..run.spec import limits_from, parse_range
 from ..sandbox import BACKENDS, get_backend
 from ..types import Status
+from ._interrupt import interruptible
 
 console = Console()
 status = Console(stderr=True)
@@ -68,7 +69,8 @@ def check(
     expected = load_baseline(baseline, puzzle.name) if baseline and not update_baseline and baseline.exists() else None
     limits = limits_from(cpu, memory)
     level_list, seed_list = parse_range(levels, "--levels"), parse_range(seeds, "--seeds")
-    with get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
+    with interruptible("nothing was written (no report, JUnit or baseline): run the check again"), \
+            get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=status, transient=True) as progress:
             task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from ..errors import InputError
+from ._interrupt import interruptible
 
 if TYPE_CHECKING:
     from ..model.presets import Endpoint
@@ -81,8 +82,9 @@ def run(
         return
     store = Store(database)
     try:
-        record_plan(store, spec, plan, base_url_used)
-        asyncio.run(_execute(spec, plan, store, endpoints))
+        with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
+            record_plan(store, spec, plan, base_url_used)
+            asyncio.run(_execute(spec, plan, store, endpoints))
         _print_report(store, "table", None)
     finally:
         store.close()

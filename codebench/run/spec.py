@@ -15,6 +15,7 @@ import puzzles
 
 from ..errors import ConfigError, InputError
 from ..modes import get_mode
+from ..sandbox import BACKENDS
 from ..types import Limits
 
 FLAG_ONLY = {"cpu", "memory", "model"}  # flags (and config keys) that do not map one to one onto a RunSpec field
@@ -50,6 +51,8 @@ class RunSpec:
             raise ConfigError("--samples and --instances-per-level must be at least 1")
         if self.max_connections < 1 or (self.workers is not None and self.workers < 1):
             raise ConfigError("--max-connections and --workers must be at least 1")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         for name in self.puzzles:
             puzzles.get_puzzle(name)  # raises UnknownPuzzleError with the known names
 

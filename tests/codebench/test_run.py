@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import docker
 import pytest
 
 from codebench.model.mock_server import start_mock_server
@@ -131,3 +132,23 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
     assert 0 < len(partial) < len(whole)  # it really was interrupted
     assert resumed == whole and len(whole) == 3 * 3 * 2 * 3
     assert max(Counter(whole).values()) == 1  # no duplicates
+
+
+def test_ctrl_c_exits_130_says_how_to_resume_and_leaves_no_container(tmp_path: Path) -> None:
+    args = ["--model", "slow", "--puzzles", "sudoku", "--levels", "5,6", "--instances-per-level", "2", "--samples", "2", "--cpu", "2"]
+    with start_mock_server(seed=1) as server:
+        interrupted = subprocess.Popen([sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args, "--out",
+                                        str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's child
+        deadline = time.monotonic() + 120
+        while _stored_executions(tmp_path) < 1 and time.monotonic() < deadline and interrupted.poll() is None:
+            time.sleep(0.05)
+        interrupted.send_signal(signal.SIGINT)
+        _, err = interrupted.communicate(timeout=60)
+    assert interrupted.returncode == 130
+    assert "interrupted: what finished is stored in" in err and "run the same command again to resume" in err
+    assert "Traceback" not in err
+    client = docker.from_env()  # the containers of that process are gone with it
+    owner = f"{os.uname().nodename}:{interrupted.pid}"
+    assert [c for c in client.containers.list(all=True, filters={"label": f"org.codebench.owner={owner}"})] == []
+    client.close()
