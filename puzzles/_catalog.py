@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import UnknownPuzzleError
-from ._protocol import Puzzle
+from ._protocol import Puzzle, clip
 from .checkers import Checkers
 from .coloring import GraphColoring
 from .cryptarithm import Cryptarithm
@@ -46,5 +46,5 @@ def get_puzzle(name: str) -> Puzzle[Any]:
     """
     try:
         return _BY_NAME[name]
-    except KeyError:
-        raise UnknownPuzzleError(f"unknown puzzle {name!r}; known puzzles: {', '.join(puzzle_names())}") from None
+    except (KeyError, TypeError):  # TypeError: a name read from a record may be a list or an object
+        raise UnknownPuzzleError(f"unknown puzzle {clip(name)}; known puzzles: {', '.join(puzzle_names())}") from None

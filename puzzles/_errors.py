@@ -3,7 +3,8 @@
 PuzzleError
  ├── ConfigError          bad parameters or level (names the field and value)
  ├── UnknownPuzzleError   no puzzle with that name
- └── InstanceFormatError  an external instance file (DIMACS …) cannot be read
+ └── InstanceFormatError  an instance file (DIMACS …) cannot be read, or `solve` refuses an instance:
+                          malformed, inconsistent, past the family's stated bounds, or unsolvable
 Answers never raise: a malformed answer is a Verdict, not an exception.
 """
 
@@ -26,4 +27,4 @@ class UnknownPuzzleError(PuzzleError, KeyError):
 
 
 class InstanceFormatError(PuzzleError, ValueError):
-    """An external instance file is malformed."""
+    """An instance (an external file, or a record given to `solve`) breaks a rule; the message names it."""

@@ -1,5 +1,18 @@
 """The puzzle contract shared by every family: parameters, levels, records, issues and verdicts.
 
+Totality. `Puzzle.validate` and `Puzzle.validate_json` judge *any* JSON value (or text) and never
+raise. Before a family's `_validate` sees an answer, `json_shape_problem` checks it cheaply and
+without recursion: at most MAX_DEPTH nested lists/objects and MAX_CONTAINERS of them in all.
+Families may then recurse or compare freely; they quote user data only through `clip`, which
+renders at most QUOTE_LIMIT characters whatever it is given (a 5000-digit integer, a 1 MB string,
+NaN), so no message formats an unbounded or unprintable value.
+
+Bounds. `Puzzle.solve` first calls `Puzzle.check_instance`, total over any JSON value: the same
+shape check, then the family's `_check_instance` (structure, consistency and complexity bounds,
+stated in each module's docstring); only then its `_solve` search, which may itself refuse
+(unsolvable, or a deterministic search budget spent). Every refusal is an InstanceFormatError
+naming the rule. `generate` checks its parameters (ConfigError) before drawing anything.
+
 Imports only the standard library and this package's `_errors` and `_json`.
 """
 
@@ -7,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import random
 import re
 import types
@@ -17,12 +31,95 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from ._errors import ConfigError
+from ._errors import ConfigError, InstanceFormatError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
 
 JSON = Any  # a value json.loads can return
 MAX_ISSUES = 100  # a verdict reports at most this many issues, then one summarising the rest
 LEVELS = range(1, 7)
+MAX_SEED = 2**64 - 1  # seeds are 0..2^64 − 1 (a larger integer cannot even be written into an id)
+MAX_DEPTH = 64  # nesting of lists and objects in an answer or instance; every family needs at most 4
+MAX_CONTAINERS = 2**25  # lists and objects in one answer or instance (Hanoi n = 24 has 2^24 + 1)
+QUOTE_LIMIT = 60  # characters of user data a message quotes, via clip()
+LIST_LIMIT = 20  # numbers a message lists, via listing()
+
+
+def clip(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """Python's repr of `value`, cut to at most `limit` characters (ending in "…" when cut).
+
+    Safe and cheap for anything: it renders only the first `limit` characters' worth of a list,
+    object or string, writes an integer too long to convert (or merely to quote) as
+    "<integer of ~N digits>", and stops descending once the budget is spent, so a 100,000-deep
+    list costs `limit` steps, not a RecursionError.
+    """
+    out: list[str] = []
+    size = 0
+    for piece in _pieces(value, limit):
+        out.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    text = "".join(out)
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def _pieces(value: object, limit: int) -> typing.Iterator[str]:
+    """The repr of `value` in small pieces; the caller stops reading once it has enough."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        yield repr(value)
+    elif isinstance(value, int):
+        if value.bit_length() <= 200:  # ≤ 61 digits: cheap, and far below int-to-str limits
+            yield repr(value)
+        else:
+            yield f"<{'negative ' if value < 0 else ''}integer of ~{int(value.bit_length() * 0.30103) + 1} digits>"
+    elif isinstance(value, str):
+        yield repr(value[: limit + 1])
+    elif isinstance(value, (list, tuple)):
+        yield "["
+        for index, item in enumerate(value):
+            if index:
+                yield ", "
+            yield from _pieces(item, limit)
+        yield "]"
+    elif isinstance(value, dict):
+        yield "{"
+        for index, (key, item) in enumerate(value.items()):
+            if index:
+                yield ", "
+            yield from _pieces(key, limit)
+            yield ": "
+            yield from _pieces(item, limit)
+        yield "}"
+    else:
+        yield f"<{type(value).__name__}>"
+
+
+def listing(numbers: typing.Sequence[int], limit: int = LIST_LIMIT) -> str:
+    """"1, 4, 7", or the first `limit` numbers and how many more, so a message stays short."""
+    shown = ", ".join(map(str, numbers[:limit]))
+    return shown if len(numbers) <= limit else f"{shown} … ({len(numbers)} in all)"
+
+
+_CONTAINERS = frozenset((list, dict))
+
+
+def json_shape_problem(value: object) -> str | None:
+    """Why `value` is too deep or too big to judge (see MAX_DEPTH, MAX_CONTAINERS), or None.
+
+    Iterative, one pass over the containers, level by level: safe on a 100,000-deep list and on
+    non-JSON Python values too (a cycle is reported as too deep).
+    """
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = count = 0
+    while level:
+        depth += 1
+        count += len(level)
+        if depth > MAX_DEPTH:
+            return f"nests lists and objects more than {MAX_DEPTH} deep"
+        if count > MAX_CONTAINERS:
+            return f"holds more than {MAX_CONTAINERS} lists and objects"
+        level = [child for item in level for child in (item.values() if type(item) is dict else item) if type(child) in _CONTAINERS]
+    return None
 
 
 class IssueCode(StrEnum):
@@ -127,7 +224,7 @@ def open_answer(answer: JSON, field: str, kind: type | None, shape: str) -> tupl
         return reject(IssueCode.MALFORMED, f'"{field}" must be {shape}')
     issues = Issues()
     for key in sorted(set(answer) - {field}):
-        issues.add(IssueCode.EXTRA, f"unexpected answer field {key!r}")
+        issues.add(IssueCode.EXTRA, f"unexpected answer field {clip(key)}")
     return value, issues
 
 
@@ -140,10 +237,10 @@ def index_key(key: object, low: int, high: int, issues: Issues, what: str) -> in
     Another spelling is `unknown_token`; a plain number outside low..high is `extra`.
     """
     if type(key) is not str or not DECIMAL_KEY.fullmatch(key):
-        issues.add(IssueCode.UNKNOWN_TOKEN, f'{what} key {key!r}: {what}s are written "{low}".."{high}"')
+        issues.add(IssueCode.UNKNOWN_TOKEN, f'{what} key {clip(key)}: {what}s are written "{low}".."{high}"')
         return None
     if len(key) > len(str(high)) or not low <= int(key) <= high:  # length first: int() refuses 4300+ digits
-        issues.add(IssueCode.EXTRA, f"{what} key {key!r}: there are {what}s {low}..{high} only")
+        issues.add(IssueCode.EXTRA, f"{what} key {clip(key)}: there are {what}s {low}..{high} only")
         return None
     return int(key)
 
@@ -176,7 +273,7 @@ Band = tuple[int, int]  # an inclusive integer range a level draws a parameter f
 def check_param(ok: bool, name: str, value: object, expected: str) -> None:
     """Raise ConfigError naming the parameter when `ok` is false (used in Params.__post_init__)."""
     if not ok:
-        raise ConfigError(f"parameter {name}={value!r}: expected {expected}")
+        raise ConfigError(f"parameter {name}={clip(value)}: expected {expected}")
 
 
 def _accepts(hint: object, value: object) -> bool:
@@ -188,7 +285,7 @@ def _accepts(hint: object, value: object) -> bool:
             return True
         if option is int and is_int(value):
             return True
-        if option is float and (is_int(value) or type(value) is float):
+        if option is float and (is_int(value) and abs(value) <= 2**53 or type(value) is float and math.isfinite(value)):
             return True
         if option is str and type(value) is str:
             return True
@@ -203,18 +300,18 @@ def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
     """
     hints = typing.get_type_hints(params_cls)
     names = [f.name for f in dataclasses.fields(params_cls)]  # type: ignore[arg-type]
-    unknown = sorted(set(values) - set(names))
+    unknown = sorted(k if type(k) is str and len(k) <= QUOTE_LIMIT else clip(k) for k in values if k not in names)
     if unknown:
         raise ConfigError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
     for name, value in values.items():
         if not _accepts(hints[name], value):
-            raise ConfigError(f"parameter {name}={value!r}: expected {hints[name]}")
+            raise ConfigError(f"parameter {name}={clip(value)}: expected {hints[name]}")
     coerced = {k: float(v) if hints[k] is float else v for k, v in values.items()}
     return params_cls(**coerced)
 
 
 class Puzzle(ABC, Generic[P]):
-    """One puzzle family. Subclasses set the class attributes and implement build/validate/solve.
+    """One puzzle family. Subclasses set the class attributes and implement build, _validate, _check_instance, _solve.
 
     `levels` maps 1..6 to a band of parameters: each value is fixed, or a Band the level draws
     from with the instance's own RNG.
@@ -241,12 +338,12 @@ class Puzzle(ABC, Generic[P]):
         Raises:
             ConfigError: no level and no params, an unknown level, a bad seed or parameter.
         """
-        if not is_int(seed) or seed < 0:
-            raise ConfigError(f"seed {seed!r}: expected an integer >= 0")
+        if not is_int(seed) or not 0 <= seed <= MAX_SEED:
+            raise ConfigError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
         if level is None and params is None:
             raise ConfigError("give a level, explicit parameters, or a level with presentation parameters")
         given = dict(params or {})
-        shown = {k: v for k, v in sorted(given.items()) if k in self.presentation_params}
+        shown = {k: given[k] for k in sorted(k for k in given if k in self.presentation_params)}
         if level is None:
             chosen = params_from_mapping(self.params_type, given)
             drawn = dumps_canonical({k: v for k, v in dataclasses.asdict(chosen).items() if k not in self.presentation_params})
@@ -263,8 +360,8 @@ class Puzzle(ABC, Generic[P]):
 
     def _check_level(self, level: object, given: Mapping[str, object]) -> None:
         if not is_int(level) or level not in self.levels:
-            raise ConfigError(f"{self.name}: level {level!r} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
-        drawn = sorted(set(given) - self.presentation_params)
+            raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+        drawn = sorted(k if type(k) is str and len(k) <= QUOTE_LIMIT else clip(k) for k in given if k not in self.presentation_params)
         if drawn:
             allowed = ", ".join(sorted(self.presentation_params)) or "none for this puzzle"
             raise ConfigError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "
@@ -280,22 +377,65 @@ class Puzzle(ABC, Generic[P]):
     def build(self, params: P, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
         """Return (instance, meta); meta holds `complexity` (λ) and what is known of solution size."""
 
-    @abstractmethod
     def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
-        """Judge any JSON value as an answer to a well-formed instance. Never raises."""
+        """Judge any JSON value as an answer to a well-formed instance. Never raises.
+
+        A template method: the shape guard (depth, size) first, then the family's `_validate`.
+        """
+        problem = json_shape_problem(answer)
+        if problem is not None:
+            return reject(IssueCode.MALFORMED, f"answer {problem}")
+        return self._validate(instance, answer)
 
     @abstractmethod
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+        """Judge an answer no deeper than MAX_DEPTH; quote user data only through `clip`. Never raises."""
+
     def solve(self, instance: dict[str, JSON]) -> JSON:
-        """Reference solver: a valid answer for every instance this puzzle generates."""
+        """Reference solver: a valid answer for every instance this puzzle generates.
+
+        A template method: `check_instance` first, so nothing is searched before every rule holds.
+
+        Raises:
+            InstanceFormatError: the instance is malformed, inconsistent, beyond the family's stated
+                bounds, or unsolvable (the message names the rule).
+        """
+        self.check_instance(instance)
+        return self._solve(instance)
+
+    def check_instance(self, instance: JSON) -> None:
+        """Check any JSON value as an instance of this puzzle, cheaply and without search.
+
+        Raises:
+            InstanceFormatError: naming the first rule broken: the shape guard (depth, size), then the
+                family's structure, consistency and complexity bounds (stated in its module docstring).
+        """
+        problem = json_shape_problem(instance)
+        if problem is not None:
+            raise InstanceFormatError(f"{self.name}: the instance {problem}")
+        if type(instance) is not dict:
+            raise InstanceFormatError(f"{self.name}: an instance is an object, not {clip(instance)}")
+        self._check_instance(instance)
+
+    @abstractmethod
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        """Raise InstanceFormatError naming the first structural, consistency or bound rule the object breaks.
+
+        Total over objects no deeper than MAX_DEPTH: any such object gives None or that error, never another exception.
+        """
+
+    @abstractmethod
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
+        """Solve an instance that passed `check_instance`; raise InstanceFormatError if it has no solution."""
 
     def render(self, instance: dict[str, JSON]) -> str:
         """Human rendering for `codebench puzzles show`; families override with boards and grids."""
         return dumps_canonical(instance)
 
     def validate_json(self, instance: dict[str, JSON], text: str | bytes) -> Verdict:
-        """Validate answer text as it arrives from a program or file: strict JSON, no repeated keys."""
+        """Validate answer text as it arrives from a program or file: strict JSON, no repeated keys. Never raises."""
         try:
-            answer, repeated = loads_strict(text)
+            answer, repeated = loads_strict(text)  # total: any failure, even a text of the wrong type, is a StrictJSONError
         except StrictJSONError as exc:
             return reject(IssueCode.INVALID_JSON, f"answer is not valid JSON: {exc}")
         return with_repeated_keys(self.validate(instance, answer), repeated)
@@ -305,5 +445,11 @@ def with_repeated_keys(verdict: Verdict, repeated: list[str]) -> Verdict:
     """Fail a verdict for keys the answer's JSON text repeated (JSON Pointers): its meaning is ambiguous."""
     if not repeated:
         return verdict
-    extra = tuple(Issue(IssueCode.DUPLICATE_KEY, f"key repeated at JSON pointer {pointer}") for pointer in repeated)
-    return dataclasses.replace(verdict, ok=False, issues=extra + verdict.issues)
+    extra = [Issue(IssueCode.DUPLICATE_KEY, f"key repeated at JSON pointer {_cut(pointer)}") for pointer in repeated[:MAX_ISSUES]]
+    if len(repeated) > MAX_ISSUES:
+        extra.append(Issue(IssueCode.TOO_MANY_ISSUES, f"{len(repeated) - MAX_ISSUES} more repeated keys not listed"))
+    return dataclasses.replace(verdict, ok=False, issues=tuple(extra) + verdict.issues)
+
+
+def _cut(text: str, limit: int = QUOTE_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -4,6 +4,9 @@ Start R^n _ B^n, goal B^n _ R^n. Red moves right, blue moves left, one cell into
 (slide) or two cells over exactly one opposing checker (jump). λ = n; every legal solution has
 exactly (n+1)² − 1 moves (n² jumps, 2n slides) and there are exactly two of them.
 Answer: {"moves": [[colour, from, to], …]}, colour "R" or "B", cells 0-indexed from the left.
+
+Bounds: 1 ≤ n ≤ MAX_N = 100 for generate and solve (the constructive solver is O(n²): 10,200 moves
+at n = 100). solve also requires the board to be exactly R^n _ B^n for the instance's n.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
+from ._errors import InstanceFormatError
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
-MAX_N = 100
+MAX_N = 100  # checkers of each colour, for generate and solve
 EMPTY = "_"
 DIRECTION = {"R": 1, "B": -1}  # the only colour tokens, and the way each colour moves
 
@@ -94,7 +98,7 @@ class Checkers(Puzzle[CheckersParams]):
         }
         return instance, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "moves", list, 'a list of [colour, from, to]')
         if isinstance(opened, Verdict):
             return opened
@@ -104,7 +108,7 @@ class Checkers(Puzzle[CheckersParams]):
             problem = self._apply(board, move)
             if problem is not None:
                 code, message = problem
-                issues.add(code, f"move {index} {move!r}: {message}", step=index)
+                issues.add(code, f"move {index} {clip(move)}: {message}", step=index)
                 return issues.verdict(steps_applied=index)
         final, goal = "".join(board), goal_board(instance["n"])
         if final != goal:
@@ -138,7 +142,14 @@ class Checkers(Puzzle[CheckersParams]):
         board[source], board[target] = EMPTY, colour
         return None
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        n, board = instance.get("n"), instance.get("board")
+        if not is_int(n) or not 1 <= n <= MAX_N:
+            raise InstanceFormatError(f"checkers: n={clip(n)}: expected an integer 1..{MAX_N}")
+        if board != start_board(n):
+            raise InstanceFormatError(f"checkers: board {clip(board)} does not match n={n}: expected {clip(start_board(n))}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         """Runs of 1, 2, …, n−1, n, n, n, n−1, …, 1 moves, colours alternating from R, each into the hole."""
         n = instance["n"]
         board = list(instance["board"])

@@ -3,6 +3,12 @@
 λ = (n, m, k); 3-colouring is hardest near average degree ≈ 4.7 (SATLIB's "flat" graphs use m ≈ 2.4n).
 Graphs hide a balanced k-colouring, provably need all k colours (χ = k) and have no isolated node.
 Answer: {"coloring": {"0": 1, "1": 3, …}}, keys the decimal node numbers, colours 1..k.
+
+Bounds: generate draws 2..MAX_NODES = 300 nodes. solve takes any graph (DIMACS imports included)
+with 1..MAX_SOLVE_NODES = 10,000 nodes, edges [u, v] between two different nodes 0..n−1, and
+num_colors ≥ 1, as long as its one-hot CNF (n·k + n·k(k−1)/2 + m·k clauses) stays within
+MAX_SOLVE_CLAUSES = 5,000,000; the SAT search gives up, with an error, after SOLVE_CONFLICTS =
+1,000,000 conflicts (deterministic; generated instances need a few thousand at most).
 """
 
 from __future__ import annotations
@@ -12,10 +18,14 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
-from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, is_int, open_answer
+from ._errors import ConfigError, InstanceFormatError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
+from ._sat import solve_within
 
-MAX_NODES = 300
+MAX_NODES = 300  # nodes generate draws
+MAX_SOLVE_NODES = 10_000  # nodes solve (and the DIMACS reader) accepts
+MAX_SOLVE_CLAUSES = 5_000_000  # clauses of the one-hot encoding solve is willing to build
+SOLVE_CONFLICTS = 1_000_000  # conflicts the reference solver may spend before refusing (deterministic budget)
 FLAT_RATIO = 2.4  # edges per node of SATLIB's flat 3-colourable graphs (flat75-180, flat100-239)
 MAX_ATTEMPTS = 100  # graph draws before giving up on one that needs all k colours
 SOLVER = "cadical195"
@@ -53,10 +63,16 @@ def complexity(instance: dict[str, JSON]) -> dict[str, JSON]:
     return {"n": n, "m": m, "k": instance["num_colors"], "avg_degree": round(2 * m / n, 3)}
 
 
-def find_coloring(n: int, edges: list[list[int]], k: int) -> list[int] | None:
+def encoding_size(n: int, m: int, k: int) -> int:
+    """Clauses of find_coloring's encoding: one per node, k(k−1)/2 per node, k per edge (and one symmetry fix)."""
+    return n + n * k * (k - 1) // 2 + m * k + 1
+
+
+def find_coloring(n: int, edges: list[list[int]], k: int, budget: int | None = None) -> list[int] | None:
     """Colours 1..k for nodes 0..n−1 with no monochromatic edge, or None if there is none.
 
-    One-hot SAT encoding: variable v·k + c + 1 says node v has colour c + 1.
+    One-hot SAT encoding: variable v·k + c + 1 says node v has colour c + 1. With a conflict
+    `budget`, raises InstanceFormatError when the solver spends it without an answer.
     """
     from pysat.solvers import Solver  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
 
@@ -69,7 +85,10 @@ def find_coloring(n: int, edges: list[list[int]], k: int) -> list[int] | None:
     if edges:
         clauses.append([var(edges[0][0], 0)])  # colour names are interchangeable: fix one
     with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
-        if not solver.solve():
+        found = solve_within(solver, budget)
+        if found is None:
+            raise InstanceFormatError(f"coloring: no answer within the solve budget of {budget} conflicts")
+        if not found:
             return None
         true = {literal for literal in solver.get_model() if literal > 0}
     return [next(c + 1 for c in range(k) if var(v, c) in true) for v in range(n)]
@@ -133,7 +152,7 @@ class GraphColoring(Puzzle[ColoringParams]):
         }
         return {"num_nodes": n, "edges": edges, "num_colors": k}, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "coloring", dict, 'an object mapping "0".."n-1" to a colour')
         if isinstance(opened, Verdict):
             return opened
@@ -142,16 +161,35 @@ class GraphColoring(Puzzle[ColoringParams]):
         colours = _read_coloring(coloring, n, instance["num_colors"], issues)
         missing = [v for v in range(n) if str(v) not in coloring]
         if missing:
-            issues.add(IssueCode.MISSING, f"nodes {', '.join(map(str, missing))} have no colour")
+            issues.add(IssueCode.MISSING, f"nodes {listing(missing)} have no colour")
         for u, v in instance["edges"]:
             if u in colours and v in colours and colours[u] == colours[v]:
                 issues.add(IssueCode.CONFLICT, f"edge [{u}, {v}] joins two nodes of colour {colours[u]}")
         return issues.verdict()
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
-        colours = find_coloring(instance["num_nodes"], instance["edges"], instance["num_colors"])
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        n, edges, k = (instance.get(key) for key in ("num_nodes", "edges", "num_colors"))
+        if not is_int(n) or not 1 <= n <= MAX_SOLVE_NODES:
+            raise InstanceFormatError(f"coloring: num_nodes={clip(n)}: expected an integer 1..{MAX_SOLVE_NODES}")
+        if not is_int(k) or k < 1:
+            raise InstanceFormatError(f"coloring: num_colors={clip(k)}: expected an integer >= 1")
+        if type(edges) is not list:
+            raise InstanceFormatError(f"coloring: edges {clip(edges)}: expected a list of [u, v]")
+        if k > MAX_SOLVE_CLAUSES or encoding_size(n, len(edges), k) > MAX_SOLVE_CLAUSES:
+            raise InstanceFormatError(
+                f"coloring: {n} nodes, {len(edges)} edges and {clip(k)} colours need more than {MAX_SOLVE_CLAUSES} clauses "
+                "(the solve bound)"
+            )
+        for index, edge in enumerate(edges):
+            if type(edge) is not list or len(edge) != 2 or not all(is_int(end) and 0 <= end < n for end in edge):
+                raise InstanceFormatError(f"coloring: edge {index} {clip(edge)}: expected [u, v] with nodes 0..{n - 1}")
+            if edge[0] == edge[1]:
+                raise InstanceFormatError(f"coloring: edge {index} {clip(edge)} is a self-loop: no colouring exists")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
+        colours = find_coloring(instance["num_nodes"], instance["edges"], instance["num_colors"], SOLVE_CONFLICTS)
         if colours is None:
-            raise ValueError(f"coloring: the graph has no {instance['num_colors']}-colouring")
+            raise InstanceFormatError(f"coloring: the graph has no {instance['num_colors']}-colouring")
         return {"coloring": {str(v): colour for v, colour in enumerate(colours)}}
 
     def render(self, instance: dict[str, JSON]) -> str:
@@ -180,7 +218,7 @@ def _read_coloring(coloring: dict[object, JSON], n: int, k: int, issues: Issues)
     for key, value in coloring.items():
         node = index_key(key, 0, n - 1, issues, "node")
         if node is not None and (not is_int(value) or not 1 <= value <= k):
-            issues.add(IssueCode.BAD_VALUE, f"node {key}: colour {value!r} is not an integer 1..{k}")
+            issues.add(IssueCode.BAD_VALUE, f"node {key}: colour {clip(value)} is not an integer 1..{k}")
         elif node is not None:
             colours[node] = value
     return colours

@@ -3,23 +3,34 @@
 Distinct letters take distinct digits 0–9 and a word of two or more letters does not start with 0
 (one-letter words may be 0). λ = (letters, longest word, κ = longest run of columns passing a carry,
 taken from the planted solution). Answer: {"mapping": {"S": 9, "E": 5, …}}.
+
+Bounds: generate takes 2..MAX_ADDENDS = 20 addends of at most MAX_LENGTH = 10 letters. solve takes
+1..MAX_SOLVE_ADDENDS = 100 addends and a result, each a word of 1..MAX_SOLVE_WORD = 15 uppercase
+letters A–Z (so CP-SAT's coefficients, up to 101 · 10^15, stay well inside 64 bits), with at most
+MAX_LETTERS = 10 distinct letters (more cannot take distinct digits). With ≤ 10 letters of domain
+0–9 the search space is at most 10! assignments, so CP-SAT ends quickly either way.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer
+from ._errors import ConfigError, InstanceFormatError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-MAX_ADDENDS = 20
-MAX_LENGTH = 10
+MAX_ADDENDS = 20  # addends generate draws
+MAX_LENGTH = 10  # letters per drawn addend
+MAX_LETTERS = 10  # distinct letters: one per digit
+MAX_SOLVE_ADDENDS = 100  # addends solve accepts
+MAX_SOLVE_WORD = 15  # letters per word (addend or result) solve accepts
+WORD = re.compile(r"[A-Z]+")
 MAX_DRAWS = 1000  # numbers drawn before a level's filters (letter band, uniqueness) give up
 COUNT_CAP = 10_000  # solutions counted before stopping; meta flags a capped count
 
@@ -95,6 +106,7 @@ def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.enumerate_all_solutions = True
+    solver.parameters.catch_sigint_signal = False  # else Ctrl-C silently cuts the count short; the search is brief
     found = Search(digit, cap)
     solver.solve(model, found)
     return found.count, found.first
@@ -192,7 +204,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
         digits = {letter_of[int(d)]: int(d) for d in "".join(str(number) for number in numbers + [sum(numbers)])}
         return words[:-1], words[-1], digits
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "mapping", dict, 'an object from letters to digits')
         if isinstance(opened, Verdict):
             return opened
@@ -205,11 +217,11 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
                 if is_int(value) and 0 <= value <= 9:
                     digits[key] = value
                 else:
-                    issues.add(IssueCode.BAD_VALUE, f"letter {key}: {value!r} is not a digit 0..9")
+                    issues.add(IssueCode.BAD_VALUE, f"letter {key}: {clip(value)} is not a digit 0..9")
             elif type(key) is str and len(key) == 1 and key in string.ascii_uppercase:
                 issues.add(IssueCode.EXTRA, f"letter {key} does not occur in the puzzle")
             else:
-                issues.add(IssueCode.UNKNOWN_TOKEN, f"key {key!r} is not an uppercase letter of the puzzle")
+                issues.add(IssueCode.UNKNOWN_TOKEN, f"key {clip(key)} is not an uppercase letter of the puzzle")
         for letter in letters:
             if letter not in mapping:
                 issues.add(IssueCode.MISSING, f"letter {letter} has no digit")
@@ -233,10 +245,24 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
             if total != target:
                 issues.add(IssueCode.CONFLICT, f"the addends sum to {total}, but {result} reads {target}")
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        addends, result = instance.get("addends"), instance.get("result")
+        if type(addends) is not list or not 1 <= len(addends) <= MAX_SOLVE_ADDENDS:
+            raise InstanceFormatError(f"cryptarithm: addends {clip(addends)}: expected a list of 1..{MAX_SOLVE_ADDENDS} words")
+        for what, word in [*((f"addend {i}", word) for i, word in enumerate(addends)), ("result", result)]:
+            if type(word) is not str or not 1 <= len(word) <= MAX_SOLVE_WORD or not WORD.fullmatch(word):
+                raise InstanceFormatError(f"cryptarithm: {what} {clip(word)}: expected 1..{MAX_SOLVE_WORD} uppercase letters A-Z")
+        letters = _letters([*addends, result])
+        if len(letters) > MAX_LETTERS:
+            raise InstanceFormatError(
+                f"cryptarithm: {len(letters)} distinct letters ({''.join(letters)}): at most {MAX_LETTERS} can take distinct digits"
+            )
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         _, mapping = search(instance["addends"], instance["result"], cap=1)
         if mapping is None:
-            raise ValueError(f"{' + '.join(instance['addends'])} = {instance['result']} has no solution")
+            equation = f"{' + '.join(instance['addends'])} = {instance['result']}"
+            raise InstanceFormatError(f"cryptarithm: {clip(equation)} has no solution")
         return {"mapping": mapping}
 
     def render(self, instance: dict[str, JSON]) -> str:

@@ -11,11 +11,11 @@ import re
 
 from . import coloring, sat
 from ._errors import ConfigError, InstanceFormatError
-from ._protocol import JSON, Record, is_int
-from .coloring import find_coloring
+from ._protocol import JSON, Record, clip, is_int
+from .coloring import MAX_SOLVE_CLAUSES, MAX_SOLVE_NODES, encoding_size, find_coloring
 
 INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII only: int() would also take other scripts' digits
-MAX_COL_NODES = 10_000  # the colouring encoding grows with n·k: refuse absurd headers early
+MAX_COL_NODES = MAX_SOLVE_NODES  # the colouring encoding grows with n·k: refuse what solve would refuse, early
 
 
 def _error(line: int, problem: str) -> InstanceFormatError:
@@ -28,16 +28,16 @@ def _integer(token: str, line: int, what: str) -> int:
             return int(token)
         except ValueError:  # more digits than int() accepts
             pass
-    raise _error(line, f"{what} {token!r} is not an integer")
+    raise _error(line, f"{what} {clip(token)} is not an integer")
 
 
 def _header(tokens: list[str], line: int, kinds: tuple[str, ...]) -> tuple[int, int]:
     """(count of variables or nodes, count of clauses or edges) from a `p <kind> a b` line."""
     if len(tokens) != 4 or tokens[1] not in kinds:
-        raise _error(line, f"header must be 'p {' or p '.join(kinds)} <count> <count>', got {' '.join(tokens)!r}")
+        raise _error(line, f"header must be 'p {' or p '.join(kinds)} <count> <count>', got {clip(' '.join(tokens))}")
     first, second = (_integer(token, line, "header count") for token in tokens[2:])
     if first < 1 or second < 0:
-        raise _error(line, f"header counts must be >= 1 and >= 0, got {first} and {second}")
+        raise _error(line, f"header counts must be >= 1 and >= 0, got {clip(first)} and {clip(second)}")
     return first, second
 
 
@@ -77,14 +77,14 @@ def read_cnf(text: str) -> dict[str, JSON]:
                 clauses.append(current)
                 current = []
             elif abs(literal) > n:
-                raise _error(number, f"literal {literal} names a variable outside 1..{n}")
+                raise _error(number, f"literal {clip(literal)} names a variable outside 1..{clip(n)}")
             else:
                 current.append(literal)
     last = lines[-1][0]
     if current:
-        raise _error(last, f"the last clause {current} is not terminated by 0")
+        raise _error(last, f"the last clause {clip(current)} is not terminated by 0")
     if len(clauses) != m:
-        raise _error(last, f"the header announces {m} clauses but the file has {len(clauses)}")
+        raise _error(last, f"the header announces {clip(m)} clauses but the file has {len(clauses)}")
     return {"num_vars": n, "clauses": clauses}
 
 
@@ -105,20 +105,20 @@ def read_col(text: str, num_colors: int | None = None) -> dict[str, JSON]:
         raise _error(lines[0][0] if lines else 1, "expected the header 'p edge <nodes> <edges>' first")
     n, m = _header(lines[0][1], lines[0][0], ("edge", "col"))
     if n > MAX_COL_NODES:
-        raise _error(lines[0][0], f"{n} nodes is more than this reader takes ({MAX_COL_NODES})")
+        raise _error(lines[0][0], f"{clip(n)} nodes is more than this reader takes ({MAX_COL_NODES})")
     edges: set[tuple[int, int]] = set()
     for number, tokens in lines[1:]:
         if tokens[0] != "e" or len(tokens) != 3:
-            raise _error(number, f"expected an edge line 'e <u> <v>', got {' '.join(tokens)!r}")
+            raise _error(number, f"expected an edge line 'e <u> <v>', got {clip(' '.join(tokens))}")
         u, v = (_integer(token, number, "node") for token in tokens[1:])
         if not (1 <= u <= n and 1 <= v <= n):
-            raise _error(number, f"edge {u} {v} names a node outside 1..{n}")
+            raise _error(number, f"edge {clip(u)} {clip(v)} names a node outside 1..{n}")
         if u == v:
             raise _error(number, f"self-loop on node {u}: such a graph has no colouring")
         edges.add((min(u, v) - 1, max(u, v) - 1))
     if m not in (len(lines) - 1, len(edges)):
         found = f"{len(lines) - 1} edge lines ({len(edges)} distinct)"
-        raise _error(lines[-1][0], f"the header announces {m} edges but the file has {found}")
+        raise _error(lines[-1][0], f"the header announces {clip(m)} edges but the file has {found}")
     edge_list = [list(edge) for edge in sorted(edges)]
     return {"num_nodes": n, "edges": edge_list, "num_colors": _colour_count(n, edge_list, num_colors)}
 
@@ -128,7 +128,9 @@ def _colour_count(n: int, edges: list[list[int]], num_colors: int | None) -> int
     if num_colors is None:
         return next(k for k in range(1, n + 1) if find_coloring(n, edges, k) is not None)
     if not is_int(num_colors) or num_colors < 1:
-        raise ConfigError(f"num_colors={num_colors!r}: expected an integer >= 1")
+        raise ConfigError(f"num_colors={clip(num_colors)}: expected an integer >= 1")
+    if num_colors > MAX_SOLVE_CLAUSES or encoding_size(n, len(edges), num_colors) > MAX_SOLVE_CLAUSES:
+        raise ConfigError(f"num_colors={clip(num_colors)}: the colouring encoding would exceed {MAX_SOLVE_CLAUSES} clauses")
     if find_coloring(n, edges, num_colors) is None:
         raise ConfigError(f"num_colors={num_colors}: this graph cannot be coloured with so few colours")
     return num_colors
@@ -147,6 +149,7 @@ def dimacs_record(file_name: str, text: str, num_colors: int | None = None) -> R
     elif suffix == "col":
         puzzle, instance, describe = coloring.GraphColoring, read_col(text, num_colors), coloring.complexity
     else:
-        raise InstanceFormatError(f"expected a .cnf (DIMACS CNF) or .col (DIMACS graph) file, not .{suffix}")
+        shown = suffix if len(suffix) <= 20 else suffix[:19] + "…"
+        raise InstanceFormatError(f"expected a .cnf (DIMACS CNF) or .col (DIMACS graph) file, not .{shown}")
     meta = {"version": puzzle.version, "source": file_name, "complexity": describe(instance)}
     return Record(f"{puzzle.name}/file/{stem or file_name}", puzzle.name, None, 0, {}, instance, meta)

@@ -1,6 +1,11 @@
 """Tower of Hanoi: move n disks from the start peg to the goal peg, never a larger disk on a smaller.
 
 λ = n; the minimal solution has 2^n − 1 moves. Answer: {"moves": [[disk, from, to], …]}, disk 1 smallest.
+
+Bounds: n ≤ MAX_DISKS = 24 for generate and solve alike: the reference answer has 2^n − 1 moves,
+about 13 s and 1.7 GB to build at n = 24 (16.8 M moves); n = 40 would be 10^12 moves. solve also
+requires the instance to be consistent: three distinct string pegs, start and goal two different
+ones of them.
 """
 
 from __future__ import annotations
@@ -9,10 +14,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
+from ._errors import InstanceFormatError
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 PEGS = ["A", "B", "C"]
-MAX_DISKS = 24
+MAX_DISKS = 24  # 2^24 − 1 moves: the most a generated or solved instance may ask for
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ class Hanoi(Puzzle[HanoiParams]):
         meta = {"complexity": {"n": params.n}, "min_solution_length": 2**params.n - 1}
         return instance, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "moves", list, 'a list of [disk, from, to]')
         if isinstance(opened, Verdict):
             return opened
@@ -85,7 +91,7 @@ class Hanoi(Puzzle[HanoiParams]):
             problem = self._apply(stacks, move, n)
             if problem is not None:
                 code, message = problem
-                issues.add(code, f"move {index} {move!r}: {message}", step=index)
+                issues.add(code, f"move {index} {clip(move)}: {message}", step=index)
                 return issues.verdict(steps_applied=index)
         if len(stacks[goal]) != n:
             issues.add(IssueCode.GOAL_NOT_REACHED, f"after {len(moves)} moves peg {goal} holds {len(stacks[goal])} of {n} disks")
@@ -113,7 +119,16 @@ class Hanoi(Puzzle[HanoiParams]):
         to_stack.append(from_stack.pop())
         return None
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        n, pegs, start, goal = (instance.get(key) for key in ("n", "pegs", "start", "goal"))
+        if not is_int(n) or not 1 <= n <= MAX_DISKS:
+            raise InstanceFormatError(f"hanoi: n={clip(n)}: expected an integer 1..{MAX_DISKS} (2^n − 1 moves; the bound is {MAX_DISKS})")
+        if type(pegs) is not list or len(pegs) != 3 or not all(type(peg) is str for peg in pegs) or len(set(pegs)) != 3:
+            raise InstanceFormatError(f"hanoi: pegs={clip(pegs)}: expected three distinct peg names")
+        if type(start) is not str or type(goal) is not str or start not in pegs or goal not in pegs or start == goal:
+            raise InstanceFormatError(f"hanoi: start={clip(start)}, goal={clip(goal)}: expected two different pegs of {clip(pegs)}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         moves: list[list[JSON]] = []
 
         def move_tower(disks: int, source: str, target: str, spare: str) -> None:

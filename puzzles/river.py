@@ -5,6 +5,11 @@ boat; each trip carries 1..k people from the boat's bank, trips alternate direct
 the left, and the boat group and both banks (after the passengers land) must be safe: no `a_i`
 without `A_i` in a group holding some other `A_j`. λ = (pairs, capacity); the minimum number of
 trips comes from a breadth-first search over couple counts. Answer: {"trips": [["A_1", "a_1"], …]}.
+
+Bounds: pairs ≤ MAX_PAIRS = 100 and capacity ≤ MAX_CAPACITY = 12 for generate and solve; the count
+BFS then has O(pairs) safe states and takes milliseconds. solve also requires `people` to be exactly
+A_1, a_1, …, A_n, a_n (in any order), and refuses an unsolvable (pairs, capacity) naming the smallest
+capacity that works.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
+from ._errors import InstanceFormatError
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 MAX_PAIRS = 100
 MAX_CAPACITY = 12
@@ -180,7 +186,7 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
         }
         return instance, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "trips", list, 'a list of passenger lists')
         if isinstance(opened, Verdict):
             return opened
@@ -190,7 +196,7 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
             problem = self._cross(banks[index % 2], banks[1 - index % 2], trip, instance["capacity"])
             if problem is not None:
                 code, message = problem
-                issues.add(code, f"trip {index} {trip!r}: {message}", step=index)
+                issues.add(code, f"trip {index} {clip(trip)}: {message}", step=index)
                 return issues.verdict(steps_applied=index)
         if banks[0]:
             issues.add(IssueCode.GOAL_NOT_REACHED, f"after {len(trips)} trips {len(banks[0])} people are still on the left bank")
@@ -205,7 +211,7 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
             return IssueCode.ILLEGAL_MOVE, "the boat cannot cross empty"
         for person in trip:
             if type(person) is not str or (person not in source and person not in target):
-                return IssueCode.UNKNOWN_TOKEN, f"no person is labelled {person!r} (labels are exact, e.g. 'A_1', 'a_1')"
+                return IssueCode.UNKNOWN_TOKEN, f"no person is labelled {clip(person)} (labels are exact, e.g. 'A_1', 'a_1')"
         if len(set(trip)) != len(trip):
             return IssueCode.ILLEGAL_MOVE, "a person is listed twice"
         if len(trip) > capacity:
@@ -222,11 +228,23 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
             return IssueCode.ILLEGAL_MOVE, "a bank is unsafe after the trip"
         return None
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        pairs, capacity, people = (instance.get(key) for key in ("pairs", "capacity", "people"))
+        if not is_int(pairs) or not 1 <= pairs <= MAX_PAIRS:
+            raise InstanceFormatError(f"river: pairs={clip(pairs)}: expected an integer 1..{MAX_PAIRS}")
+        if not is_int(capacity) or not 1 <= capacity <= MAX_CAPACITY:
+            raise InstanceFormatError(f"river: capacity={clip(capacity)}: expected an integer 1..{MAX_CAPACITY}")
+        expected = sorted(f"{role}_{i}" for i in range(1, pairs + 1) for role in ("A", "a"))
+        if type(people) is not list or not all(type(person) is str for person in people) or sorted(people) != expected:
+            raise InstanceFormatError(f"river: people {clip(people)} are not A_1, a_1 … A_{pairs}, a_{pairs}, each once")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         pairs: int = instance["pairs"]
         plan = count_plan(pairs, instance["capacity"])
         if plan is None:
-            raise ValueError(f"{pairs} pairs cannot cross with capacity {instance['capacity']}")
+            raise InstanceFormatError(
+                f"river: {pairs} pairs cannot cross with capacity {instance['capacity']}; the smallest that works is {min_capacity(pairs)}"
+            )
         where = {i: [0, 0] for i in range(1, pairs + 1)}  # couple -> [husband bank, wife bank]
         trips: list[JSON] = []
         for step, move in enumerate(plan):

@@ -7,6 +7,14 @@ one axis), which keeps the optimal distance ≤ ℓ, and = ℓ for ℓ ≤ 4 (ch
 
 States are kociemba facelet strings: faces U R F D L B, each face's 9 stickers row-major as drawn in the net,
 a letter naming the face whose centre has that colour. Answer: {"moves": "R U R' U2"}.
+
+Bounds: scramble_length ≤ MAX_SCRAMBLE = 100 for generate. solve requires two well-formed cube
+strings (54 facelets of URFDLB, 9 of each, centres in order) that are both reachable from the solved
+cube, checked cubie by cubie before any search: every corner and edge present once and not
+mirrored, corner twists summing to 0 mod 3, edge flips to 0 mod 2, and corner and edge permutations
+of equal parity (colour counts alone admit 11 of every 12 unreachable states). Then the search is
+bounded by construction: a meet-in-the-middle search to SOLVE_RADIUS = 3 turns each side, else
+kociemba's two-phase search to KOCIEMBA_DEPTH = 24 turns (≤ 0.2 s measured).
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer, reject
+from ._errors import InstanceFormatError
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, open_answer, reject
 
 FACES = "URFDLB"  # kociemba order; the opposite of face i is face (i + 3) % 6
 SOLVED = "".join(face * 9 for face in FACES)
@@ -150,6 +159,77 @@ def _format(moves: list[int]) -> str:
     return " ".join(MOVES[move] for move in moves)
 
 
+def _cubies() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """Facelet indices of each corner and edge position, in a fixed order per cubie.
+
+    A corner lists its U/D facelet first, then the other two in the same rotational sense at every corner;
+    an edge lists its U/D facelet first, or in the middle layer its F/B facelet. The first facelet is
+    the reference: a cubie's twist or flip is how far its own reference colour (U/D, else F/B) sits
+    from it.
+    """
+    by_position: dict[Vector, list[int]] = {}
+    for index, (position, _) in enumerate(_facelets()):
+        by_position.setdefault(position, []).append(index)
+    normals = [normal for _, normal in _facelets()]
+    corners, edges = [], []
+    for _, indices in sorted(by_position.items()):
+        if len(indices) == 3:
+            first = next(i for i in indices if normals[i][1] != 0)
+            a, b = (i for i in indices if i != first)
+            n0, n1, n2 = normals[first], normals[a], normals[b]
+            det = (n0[0] * (n1[1] * n2[2] - n1[2] * n2[1]) - n0[1] * (n1[0] * n2[2] - n1[2] * n2[0])
+                   + n0[2] * (n1[0] * n2[1] - n1[1] * n2[0]))
+            corners.append((first, a, b) if det > 0 else (first, b, a))
+        elif len(indices) == 2:
+            axis = 1 if any(normals[i][1] for i in indices) else 2
+            first = next(i for i in indices if normals[i][axis] != 0)
+            edges.append((first, next(i for i in indices if i != first)))
+    return corners, edges
+
+
+_CORNERS, _EDGES = _cubies()
+
+
+def _parity(permutation: list[int]) -> int:
+    """0 for an even permutation of range(len(permutation)), 1 for an odd one."""
+    seen, parity = [False] * len(permutation), 0
+    for start in range(len(permutation)):
+        length, item = 0, start
+        while not seen[item]:
+            seen[item], item, length = True, permutation[item], length + 1
+        parity ^= (length - 1) & 1 if length else 0
+    return parity
+
+
+def reachability_problem(cube: str) -> str | None:
+    """Why a well-formed facelet string cannot be reached from the solved cube by face turns, or None.
+
+    The classic invariants: each corner and edge cubie present once with its colours in their own
+    cyclic order, total corner twist 0 mod 3, total edge flip 0 mod 2, equal permutation parities.
+    """
+    permutations = []
+    for kind, positions, modulus in (("corner", _CORNERS, 3), ("edge", _EDGES, 2)):
+        homes = {frozenset(SOLVED[i] for i in cubie): (slot, tuple(SOLVED[i] for i in cubie)) for slot, cubie in enumerate(positions)}
+        permutation, total = [], 0
+        for facelets in positions:
+            colours = tuple(cube[i] for i in facelets)
+            home = homes.get(frozenset(colours))
+            if home is None or home[0] in permutation:
+                return f"no single {kind} cubie has the colours {''.join(colours)} (or it appears twice)"
+            slot, reference = home
+            turn = next((k for k in range(len(colours)) if colours[k:] + colours[:k] == reference), None)
+            if turn is None:
+                return f"the {kind} cubie {''.join(colours)} has its colours in mirror order"
+            permutation.append(slot)
+            total += turn
+        if total % modulus:
+            return f"the {kind} {'twists' if kind == 'corner' else 'flips'} sum to {total}, not a multiple of {modulus}"
+        permutations.append(permutation)
+    if _parity(permutations[0]) != _parity(permutations[1]):
+        return "the corner and edge permutations have different parity (two cubies swapped)"
+    return None
+
+
 def _instance_problem(instance: JSON) -> str | None:
     """Why the instance is not a pair of well-formed cube strings (Alg. 9 steps 0–2), or None."""
     if type(instance) is not dict:
@@ -246,7 +326,7 @@ class RubiksCube(Puzzle[RubikParams]):
         instance = {"state": state, "target": target, "scramble": meta["scramble"] if params.reveal_scramble else None}
         return instance, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         problem = _instance_problem(instance)
         if problem is not None:
             return reject(IssueCode.MALFORMED, f"invalid instance: {problem}")
@@ -259,7 +339,7 @@ class RubiksCube(Puzzle[RubikParams]):
         for index, token in enumerate(tokens):
             move = MOVE_INDEX.get(token)
             if move is None:
-                message = f"move {index} {token!r}: not one of the 18 face turns {' '.join(MOVES)}"
+                message = f"move {index} {clip(token)}: not one of the 18 face turns {' '.join(MOVES)}"
                 issues.add(IssueCode.UNKNOWN_TOKEN, message, step=index)
                 return issues.verdict(steps_applied=index)
             state = "".join(_TURNS[move](state))
@@ -268,7 +348,14 @@ class RubiksCube(Puzzle[RubikParams]):
             issues.add(IssueCode.GOAL_NOT_REACHED, f"{wrong} of 54 facelets differ from the target after {len(tokens)} moves")
         return issues.verdict(steps_applied=len(tokens))
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        problem = _instance_problem(instance)
+        if problem is None:
+            problem = next((f"{key}: {why}" for key in ("state", "target") if (why := reachability_problem(instance[key]))), None)
+        if problem is not None:
+            raise InstanceFormatError(f"rubik: {problem}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         state, target = instance["state"], instance["target"]
         path = shortest(state, target, SOLVE_RADIUS)  # optimal up to 6 moves, and [] (not kociemba's 13) if solved
         if path is not None:

@@ -3,6 +3,12 @@
 λ = (n, m) with clause density α = m/n; random 3-SAT is hardest near α ≈ 4.26. Instances are drawn
 SATLIB-style (unforced: uniform clauses, kept only when a complete solver proves them satisfiable).
 Answer: {"assignment": {"1": true, "2": false, …}}, keys the decimal variable numbers.
+
+Bounds: generate draws 3..MAX_VARS = 200 variables. solve takes any well-formed CNF (DIMACS imports
+included) with at most MAX_SOLVE_VARS = 100,000 variables and MAX_SOLVE_LITERALS = 2,000,000
+literals in all, every literal a non-zero integer naming a variable 1..num_vars and every clause
+non-empty; SAT is NP-complete, so the search itself is bounded too: it gives up, with an error,
+after SOLVE_CONFLICTS = 1,000,000 solver conflicts (deterministic; generated instances need < 10^4).
 """
 
 from __future__ import annotations
@@ -12,14 +18,18 @@ from dataclasses import dataclass
 from math import comb
 from typing import TYPE_CHECKING
 
-from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, index_key, open_answer
+from ._errors import ConfigError, InstanceFormatError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
+from ._sat import solve_within
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver
 
 CLAUSE_WIDTH = 3
-MAX_VARS = 200
+MAX_VARS = 200  # variables generate draws
+MAX_SOLVE_VARS = 100_000  # variables solve accepts (SATLIB's largest uf/flat files have a few hundred)
+MAX_SOLVE_LITERALS = 2_000_000  # literals over all clauses solve accepts
+SOLVE_CONFLICTS = 1_000_000  # conflicts the reference solver may spend before refusing (deterministic budget)
 THRESHOLD_RATIO = 4.26  # clause density of the random 3-SAT phase transition
 MAX_ATTEMPTS = 100  # formula draws before giving up on a satisfiable one
 MODEL_CAP = 100  # stop counting models here: the count is a fact, not a budget that decides anything
@@ -133,7 +143,7 @@ class Sat(Puzzle[SatParams]):
         }
         return {"num_vars": n, "clauses": clauses}, meta
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "assignment", dict, 'an object mapping "1".."n" to true/false')
         if isinstance(opened, Verdict):
             return opened
@@ -143,17 +153,37 @@ class Sat(Puzzle[SatParams]):
         occurring = sorted({abs(literal) for clause in clauses for literal in clause})
         missing = [v for v in occurring if str(v) not in assignment]
         if missing:
-            issues.add(IssueCode.MISSING, f"variables {', '.join(map(str, missing))} occur in clauses but are not assigned")
+            issues.add(IssueCode.MISSING, f"variables {listing(missing)} occur in clauses but are not assigned")
         for index, clause in enumerate(clauses):
             known = all(abs(literal) in values for literal in clause)  # unassigned variables are reported above
             if known and not any(values[abs(literal)] == (literal > 0) for literal in clause):
-                issues.add(IssueCode.CONFLICT, f"clause {index} {clause} has every literal false")
+                issues.add(IssueCode.CONFLICT, f"clause {index} {clip(clause)} has every literal false")
         return issues.verdict()
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
-        model = find_model(instance["clauses"])
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        n, clauses = instance.get("num_vars"), instance.get("clauses")
+        if not is_int(n) or not 1 <= n <= MAX_SOLVE_VARS:
+            raise InstanceFormatError(f"sat: num_vars={clip(n)}: expected an integer 1..{MAX_SOLVE_VARS}")
+        if type(clauses) is not list:
+            raise InstanceFormatError(f"sat: clauses {clip(clauses)}: expected a list of clauses")
+        literals = 0
+        for index, clause in enumerate(clauses):
+            if type(clause) is not list or not clause:
+                raise InstanceFormatError(f"sat: clause {index} {clip(clause)}: expected a non-empty list of literals")
+            literals += len(clause)
+            if literals > MAX_SOLVE_LITERALS:
+                raise InstanceFormatError(f"sat: more than {MAX_SOLVE_LITERALS} literals: the solve bound is {MAX_SOLVE_LITERALS}")
+            if not all(is_int(literal) and literal != 0 and -n <= literal <= n for literal in clause):
+                raise InstanceFormatError(f"sat: clause {index} {clip(clause)}: literals must be non-zero integers within ±{n}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
+        with _solver(SOLVER, instance["clauses"]) as solver:
+            found = solve_within(solver, SOLVE_CONFLICTS)
+            model = solver.get_model() if found else None
+        if found is None:
+            raise InstanceFormatError(f"sat: no model found within the solve budget of {SOLVE_CONFLICTS} conflicts")
         if model is None:
-            raise ValueError("sat: the formula is unsatisfiable")
+            raise InstanceFormatError("sat: the formula is unsatisfiable")
         true = {literal for literal in model if literal > 0}
         return {"assignment": {str(v): v in true for v in range(1, instance["num_vars"] + 1)}}
 
@@ -186,7 +216,7 @@ def _read_assignment(assignment: dict[object, JSON], n: int, issues: Issues) -> 
     for key, value in assignment.items():
         variable = index_key(key, 1, n, issues, "variable")
         if variable is not None and type(value) is not bool:
-            issues.add(IssueCode.BAD_VALUE, f"variable {key}: value {value!r} is not true or false")
+            issues.add(IssueCode.BAD_VALUE, f"variable {key}: value {clip(value)} is not true or false")
         elif variable is not None:
             values[variable] = value
     return values

@@ -4,6 +4,13 @@ Every row, column and region holds each digit once. λ = (q empty cells, δ aver
 empty cell after eliminating the givens' peers, τ branch nodes of a fixed MRV search with naked and
 hidden singles that finds the solution and proves it unique). Every instance has exactly one
 solution. Answer: {"grid": N×N list of int rows}.
+
+Bounds: size N ≤ MAX_SIZE = 16 for generate and solve (the SAT encoding has N³ ≤ 4096 variables).
+solve requires a well-formed instance (exactly one of box [rows, cols] with rows·cols = N and N×N
+regions of N cells per id; an N×N grid of 0..N), refuses givens that repeat a digit in a row,
+column or region (naming the unit), and refuses a grid without completion; the SAT search gives up,
+with an error, after SOLVE_CONFLICTS = 1,000,000 conflicts (deterministic; generated puzzles need
+a few hundred).
 """
 
 from __future__ import annotations
@@ -12,10 +19,12 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, is_int, open_answer, reject
+from ._errors import ConfigError, InstanceFormatError
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer, reject
+from ._sat import solve_within
 
-MAX_SIZE = 16
+MAX_SIZE = 16  # N, for generate and solve
+SOLVE_CONFLICTS = 1_000_000  # conflicts the reference solver may spend before refusing (deterministic budget)
 LOGICS = ("singles", "any", "beyond_singles")
 MAX_ATTEMPTS = 200  # fresh grids tried before a givens/logic target is declared unreachable
 CONFLICT_BUDGET = 10_000  # per SAT call while generating; some jigsaw partitions are hard to refute
@@ -66,18 +75,24 @@ def _geometry(instance: JSON) -> tuple[int, list[list[int]]]:
         raise ValueError("an instance is an object")
     n, box, regions, grid = (instance.get(k) for k in ("size", "box", "regions", "grid"))
     if not is_int(n) or not 1 <= n <= MAX_SIZE:
-        raise ValueError(f"size {n!r} is not an integer 1..{MAX_SIZE}")
+        raise ValueError(f"size {clip(n)} is not an integer 1..{MAX_SIZE}")
     if not _is_square(grid, n, range(n + 1)):
         raise ValueError(f"grid is not {n}×{n} integers 0..{n}")
     if (box is None) == (regions is None):
         raise ValueError("exactly one of box and regions must be given")
     if box is not None:
         if type(box) is not list or len(box) != 2 or not all(is_int(b) and b >= 1 for b in box) or box[0] * box[1] != n:
-            raise ValueError(f"box {box!r} is not [rows, cols] with rows·cols = {n}")
+            raise ValueError(f"box {clip(box)} is not [rows, cols] with rows·cols = {n}")
         return n, _box_regions(n, box[0])
     if not _is_square(regions, n, range(n)) or any(sum(row.count(k) for row in regions) != n for k in range(n)):
         raise ValueError(f"regions is not a {n}×{n} grid of ids 0..{n - 1}, {n} cells each")
     return n, regions
+
+
+def _unit_names(instance: dict[str, JSON], n: int) -> list[str]:
+    """Names of the units in `_units` order: rows, columns, then boxes or (jigsaw) regions."""
+    kind = "region" if instance.get("box") is None else "box"
+    return [f"row {i}" for i in range(n)] + [f"column {i}" for i in range(n)] + [f"{kind} {i}" for i in range(n)]
 
 
 def _is_square(grid: JSON, n: int, values: range) -> bool:
@@ -144,19 +159,20 @@ class _Sat:
     def var(self, cell: int, digit: int) -> int:
         return cell * self.n + digit + 1
 
-    def _solve(self, grid: list[int], budget: int | None) -> bool | None:
+    def satisfiable(self, grid: list[int], budget: int | None) -> bool | None:
         """Satisfiable under the grid's clues? None when the conflict budget (deterministic) runs out."""
-        if budget is None:
-            return self.solver.solve(assumptions=self._clues(grid))
-        self.solver.conf_budget(budget)
-        return self.solver.solve_limited(assumptions=self._clues(grid))
+        return solve_within(self.solver, budget, self._clues(grid))
 
     def solution(self, grid: list[int], rng: random.Random | None = None, budget: int | None = None) -> list[int] | None:
         """A completion of the flat grid (0 = blank); random phases from `rng` vary which one."""
         if rng is not None:
             self.solver.set_phases([v if rng.random() < 0.5 else -v for v in range(1, self.n**3 + 1)])
-        if not self._solve(grid, budget):
+        if not self.satisfiable(grid, budget):
             return None
+        return self.model_grid()
+
+    def model_grid(self) -> list[int]:
+        """The flat grid of the last satisfiable call's model."""
         model = self.solver.get_model()
         return [next(d + 1 for d in range(self.n) if model[self.var(cell, d) - 1] > 0) for cell in range(self.n**2)]
 
@@ -177,7 +193,7 @@ class _Sat:
             if self.n**2 - grid.count(0) == givens:
                 return grid
             grid[cell] = 0
-            if self._solve(grid, CONFLICT_BUDGET) is not False:  # not proven unique: keep the clue
+            if self.satisfiable(grid, CONFLICT_BUDGET) is not False:  # not proven unique: keep the clue
                 grid[cell] = solution[cell]
         return grid if self.n**2 - grid.count(0) == givens else None
 
@@ -348,7 +364,7 @@ class Sudoku(Puzzle[SudokuParams]):
             f"sudoku: no unique {n}×{n} puzzle with {params.givens} givens and logic={params.logic} in {MAX_ATTEMPTS} attempts"
         )
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         try:
             n, regions = _geometry(instance)
         except ValueError as exc:
@@ -362,12 +378,10 @@ class Sudoku(Puzzle[SudokuParams]):
         for r, c in itertools.product(range(n), repeat=2):
             value, given = grid[r][c], instance["grid"][r][c]
             if not is_int(value) or not 1 <= value <= n:
-                issues.add(IssueCode.BAD_VALUE, f"grid[{r}][{c}] = {value!r} is not an integer 1..{n}")
+                issues.add(IssueCode.BAD_VALUE, f"grid[{r}][{c}] = {clip(value)} is not an integer 1..{n}")
             elif given and value != given:
                 issues.add(IssueCode.GIVEN_ALTERED, f"grid[{r}][{c}] = {value} changes the given {given}")
-        kind = "region" if instance.get("box") is None else "box"
-        names = [f"row {i}" for i in range(n)] + [f"column {i}" for i in range(n)] + [f"{kind} {i}" for i in range(n)]
-        for name, unit in zip(names, _units(n, regions)):
+        for name, unit in zip(_unit_names(instance, n), _units(n, regions)):
             digits = [v for v in (grid[cell // n][cell % n] for cell in unit) if is_int(v) and 1 <= v <= n]
             repeated = sorted(d for d in set(digits) if digits.count(d) > 1)
             if repeated:
@@ -387,12 +401,30 @@ class Sudoku(Puzzle[SudokuParams]):
             issues.add(IssueCode.MALFORMED, f"row {r} must be a list of {n} entries")
         return len(grid) == n and not bad
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        try:
+            n, regions = _geometry(instance)
+        except ValueError as exc:
+            raise InstanceFormatError(f"sudoku: the instance is malformed: {exc}") from None
+        grid = instance["grid"]
+        for name, unit in zip(_unit_names(instance, n), _units(n, regions)):
+            givens = [v for v in (grid[cell // n][cell % n] for cell in unit) if v]
+            repeated = sorted(d for d in set(givens) if givens.count(d) > 1)
+            if repeated:
+                raise InstanceFormatError(f"sudoku: the givens conflict: {name} repeats {', '.join(map(str, repeated))}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         n, regions = _geometry(instance)
+        flat: list[int] | None = None
         with _Sat(n, _units(n, regions)) as sat:
-            flat = sat.solution([v for row in instance["grid"] for v in row])
+            grid = [v for row in instance["grid"] for v in row]
+            found = sat.satisfiable(grid, SOLVE_CONFLICTS)
+            if found:
+                flat = sat.model_grid()
+        if found is None:
+            raise InstanceFormatError(f"sudoku: no completion found within the solve budget of {SOLVE_CONFLICTS} conflicts")
         if flat is None:
-            raise ValueError("the sudoku has no solution")
+            raise InstanceFormatError("sudoku: the givens are consistent but have no completion: the sudoku has no solution")
         return {"grid": [flat[r * n : (r + 1) * n] for r in range(n)]}
 
     def render(self, instance: dict[str, JSON]) -> str:

@@ -3,6 +3,11 @@
 λ = (a, b, g); levels are bands of the minimal number of steps, which the better of the two
 one-direction pour strategies attains (it equals breadth-first search over the (x, y) states).
 Answer: {"steps": ["Fill B", "Pour B to A", …]}; no-op actions are legal, only the final state counts.
+
+Bounds: capacities 1..MAX_CAPACITY = 1000 for generate and solve, so the state space (a+1)(b+1) has
+at most ~10^6 states and a pour strategy at most 2(a+b) steps (jugs of 10^9 would take ~10^9); step
+bands run 2..MAX_STEPS = 4000. solve also requires exactly the jugs A and B, and a reachable target:
+1 ≤ g ≤ max(a, b) and gcd(a, b) divides g.
 """
 
 from __future__ import annotations
@@ -12,11 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from math import gcd
 
-from ._errors import ConfigError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, open_answer
+from ._errors import ConfigError, InstanceFormatError
+from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 ACTIONS = ("Fill A", "Fill B", "Empty A", "Empty B", "Pour A to B", "Pour B to A")
-MAX_CAPACITY = 1000
+MAX_CAPACITY = 1000  # per jug, for generate and solve: bounds the (a+1)(b+1) state space
+MAX_STEPS = 4 * MAX_CAPACITY  # a step band's top: no target needs more than ~2·capacity steps
 MAX_DRAWS = 1000  # capacity pairs tried before a band is declared empty (deterministic, not timed)
 BAR_WIDTH = 40
 
@@ -33,8 +39,9 @@ class WaterJugParams:
 
     def __post_init__(self) -> None:
         check_param(3 <= self.max_capacity <= MAX_CAPACITY, "max_capacity", self.max_capacity, f"3..{MAX_CAPACITY}")
-        check_param(self.min_steps >= 2, "min_steps", self.min_steps, ">= 2 (one-step targets, a capacity, are excluded)")
-        check_param(self.max_steps >= self.min_steps, "max_steps", self.max_steps, f">= min_steps={self.min_steps}")
+        expected = f"2..{MAX_STEPS} (one-step targets, a capacity, are excluded)"
+        check_param(2 <= self.min_steps <= MAX_STEPS, "min_steps", self.min_steps, expected)
+        check_param(self.min_steps <= self.max_steps <= MAX_STEPS, "max_steps", self.max_steps, f"{self.min_steps}..{MAX_STEPS}")
 
 
 def apply_action(state: State, action: str, capacities: State) -> State:
@@ -159,7 +166,7 @@ class WaterJug(Puzzle[WaterJugParams]):
             f"up to {params.max_capacity} in {MAX_DRAWS} draws; the band is empty or too narrow"
         )
 
-    def validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
+    def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:
         opened = open_answer(answer, "steps", list, 'a list of action strings')
         if isinstance(opened, Verdict):
             return opened
@@ -171,7 +178,7 @@ class WaterJug(Puzzle[WaterJugParams]):
             problem = self._check_step(action)
             if problem is not None:
                 code, message = problem
-                issues.add(code, f"step {index} {action!r}: {message}", step=index)
+                issues.add(code, f"step {index} {clip(action)}: {message}", step=index)
                 return issues.verdict(steps_applied=index)
             state = apply_action(state, action, capacities)
         if target not in state:
@@ -188,10 +195,25 @@ class WaterJug(Puzzle[WaterJugParams]):
             return IssueCode.UNKNOWN_TOKEN, f"actions are {', '.join(ACTIONS)}"
         return None
 
-    def solve(self, instance: dict[str, JSON]) -> JSON:
+    def _check_instance(self, instance: dict[str, JSON]) -> None:
+        capacities, target = instance.get("capacities"), instance.get("target")
+        if type(capacities) is not dict or sorted(capacities) != ["A", "B"]:
+            raise InstanceFormatError(f"waterjug: capacities {clip(capacities)}: expected {{\"A\": a, \"B\": b}}")
+        a, b = capacities["A"], capacities["B"]
+        if not all(is_int(c) and 1 <= c <= MAX_CAPACITY for c in (a, b)):
+            raise InstanceFormatError(f"waterjug: capacities {clip(capacities)}: expected integers 1..{MAX_CAPACITY} (the solve bound)")
+        if not is_int(target) or not 1 <= target <= max(a, b):
+            raise InstanceFormatError(f"waterjug: target={clip(target)}: expected an integer 1..{max(a, b)} (the larger capacity)")
+        if target % gcd(a, b):
+            raise InstanceFormatError(f"waterjug: target {target} is unreachable: it is not a multiple of gcd({a}, {b}) = {gcd(a, b)}")
+
+    def _solve(self, instance: dict[str, JSON]) -> JSON:
         """The shorter of the two pour strategies, which is a shortest plan."""
         capacities = (instance["capacities"]["A"], instance["capacities"]["B"])
-        plans = [strategy_plan(capacities, source, instance["target"]) for source in "AB"]
+        try:
+            plans = [strategy_plan(capacities, source, instance["target"]) for source in "AB"]
+        except ValueError as exc:  # a target in no pour strategy: check_instance should have refused it
+            raise InstanceFormatError(f"waterjug: {exc}") from None
         return {"steps": min(plans, key=len)}
 
     def render(self, instance: dict[str, JSON]) -> str:
