@@ -20,6 +20,7 @@ from typing import ClassVar
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
 
 
 class CodebenchError(Exception):

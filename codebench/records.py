@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -22,13 +23,23 @@ def read_records(path: Path) -> Iterator[tuple[dict[str, Any], list[str]]]:
     Raises:
         InputError: the file cannot be read, or a line is not a well-formed record (says which line).
     """
+    for where, line in read_lines(path):
+        yield _parse_record(line, where)
+
+
+def read_lines(path: Path) -> Iterator[tuple[str, str]]:
+    """("FILE:LINE", text) per non-blank line. Lines end at "\n" only: U+2028 and friends are valid inside JSON.
+
+    Raises:
+        InputError: the file cannot be read (missing, a directory, not UTF-8).
+    """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
-    for number, line in enumerate(lines, start=1):
+        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            yield _parse_record(line, f"{path}:{number}")
+            yield f"{path}:{number}", line.removesuffix("\r")
 
 
 def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
@@ -41,6 +52,8 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         raise InputError(f"{where}: record lacks {', '.join(missing)}")
+    if not isinstance(record["id"], str):
+        raise InputError(f"{where}: 'id' must be a string, got {type(record['id']).__name__}")
     outside_answer = [p for p in repeated if not p.startswith("/answer")]
     if outside_answer:
         raise InputError(f"{where}: repeated key at {', '.join(outside_answer)}")
@@ -59,17 +72,53 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
 
 
 @contextmanager
-def open_output(path: Path | None) -> Iterator[IO[str]]:
-    """The file to write JSONL to, or stdout; a partially written file is left for inspection."""
+def open_output(path: Path | None, inputs: Sequence[Path] = ()) -> Iterator[IO[str]]:
+    """Where JSONL goes: stdout, or `path` written whole.
+
+    A regular file is written beside itself and renamed over `path` at the end, so a failure leaves `path`
+    as it was; on Ctrl-C the whole lines written so far are kept. A device or pipe is written directly.
+
+    Raises:
+        InputError: `path` is one of `inputs`, a directory, or cannot be written (the message says why).
+    """
     if path is None:
         yield sys.stdout
         return
+    if path.is_dir():
+        raise InputError(f"-o {path} is a directory: give a file name")
+    if any(path.exists() and source.exists() and path.samefile(source) for source in inputs):
+        raise InputError(f"-o {path} is also the input: writing it would destroy what is read; give another file")
+    if path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
+        with _writing(path, path) as handle:
+            yield handle
+        return
+    partial = path.with_name(f".{path.name}.partial")
     try:
-        handle = path.open("w", encoding="utf-8")
+        with _writing(partial, path) as handle:
+            yield handle
+    except KeyboardInterrupt:
+        _keep_whole_lines(partial)
+        os.replace(partial, path)
+        raise
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, path)
+
+
+@contextmanager
+def _writing(target: Path, shown: Path) -> Iterator[IO[str]]:
+    try:
+        with target.open("w", encoding="utf-8") as handle:
+            yield handle
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc}") from None
-    with handle:
-        yield handle
+        raise InputError(f"cannot write {shown}: {exc.strerror or exc}") from None
+
+
+def _keep_whole_lines(path: Path) -> None:
+    """Cut a file after its last newline (an interrupt may land inside a write)."""
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
 def write_records(records: Iterable[dict[str, Any]], out: IO[str]) -> int:

@@ -1,7 +1,7 @@
 """The `codebench` command line: parsing and printing only; the work lives in the library packages.
 
 Every error codebench raises on purpose (`codebench.errors`) and every puzzle error ends as one
-`error:` line on stderr and its exit code (2 usage, 3 refused); Ctrl-C in long work exits 130 (`_interrupt`).
+`error:` line on stderr and its exit code (2 usage, 3 refused); Ctrl-C exits 130 and SIGTERM 143 (`_interrupt`).
 Subcommand modules import their heavy machinery inside the commands, so `--help` and `puzzles` start fast.
 """
 
@@ -16,6 +16,7 @@ from rich.text import Text
 from puzzles import PuzzleError
 
 from ..errors import EXIT_USAGE, CodebenchError
+from . import _interrupt
 from ._check import check
 from ._mock import mock_server_command
 from ._puzzles import puzzles_app
@@ -39,8 +40,11 @@ app.command("mock-server")(mock_server_command)
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; an expected failure becomes one `error:` line on stderr and its exit code, never a traceback."""
+    _interrupt.install()
     try:
         app(args=argv, prog_name="codebench")
+    except SystemExit as exc:
+        raise SystemExit(_interrupt.exit_code(exc.code)) from None
     except CodebenchError as exc:
         _fail(f"{exc.summary}: {exc}" if exc.summary else str(exc), exc.exit_code)
     except PuzzleError as exc:

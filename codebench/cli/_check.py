@@ -21,7 +21,7 @@ from puzzles import get_puzzle
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
 from ..run.check import CheckResult, check_program, junit_xml, load_baseline, regressions, write_baseline
-from ..run.spec import limits_from, parse_range
+from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, get_backend
 from ..types import Status
 from ._interrupt import interruptible
@@ -66,9 +66,12 @@ def check(
         source = solver.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {solver}: {exc}") from None
-    expected = load_baseline(baseline, puzzle.name) if baseline and not update_baseline and baseline.exists() else None
+    if baseline is not None and not update_baseline and not baseline.is_file():
+        raise InputError(f"--baseline {baseline} does not exist: write it first with --update-baseline")
+    expected = load_baseline(baseline, puzzle.name) if baseline is not None and not update_baseline else None
     limits = limits_from(cpu, memory)
-    level_list, seed_list = parse_range(levels, "--levels"), parse_range(seeds, "--seeds")
+    level_list = parse_range(levels, "--levels", min(puzzle.levels), max(puzzle.levels))
+    seed_list = parse_range(seeds, "--seeds", 0, MAX_SEED)
     with interruptible("nothing was written (no report, JUnit or baseline): run the check again"), \
             get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -1,21 +1,48 @@
-"""Ctrl-C during long work: say what is kept and how to go on, then exit 130 (typer alone would exit silently)."""
+"""Ctrl-C and SIGTERM: long work says what is kept and how to go on, and every command exits 130 (SIGINT) or
+143 (SIGTERM) without a traceback. SIGTERM is turned into the same KeyboardInterrupt as Ctrl-C, so the
+sandbox's and the store's `with` blocks clean up alike; typer alone would exit 130 silently for both."""
 
 from __future__ import annotations
 
+import signal
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 import typer
 from rich.console import Console
 
-from ..errors import EXIT_INTERRUPTED
+from ..errors import EXIT_INTERRUPTED, EXIT_TERMINATED
+
+_terminated = False
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt
+
+
+def install() -> None:
+    """Route SIGTERM through KeyboardInterrupt (from the main thread only: signal handlers live there)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def exit_code(code: object) -> object:
+    """The exit code to leave with: an interrupted exit becomes 143 when SIGTERM caused it."""
+    return EXIT_TERMINATED if _terminated and code == EXIT_INTERRUPTED else code
 
 
 @contextmanager
 def interruptible(kept: str) -> Iterator[None]:
-    """Turn KeyboardInterrupt (the sandbox and the store already closed by their own `with`) into exit 130."""
+    """Turn KeyboardInterrupt (the sandbox and the store already closed by their own `with`) into one line and an exit."""
     try:
         yield
     except KeyboardInterrupt:
-        Console(stderr=True, soft_wrap=True).print(f"interrupted: {kept}", markup=False, highlight=False)
+        what = "terminated" if _terminated else "interrupted"
+        Console(stderr=True, soft_wrap=True).print(f"{what}: {kept}", markup=False, highlight=False)
+        sys.stderr.flush()
         raise typer.Exit(EXIT_INTERRUPTED) from None

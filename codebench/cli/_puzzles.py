@@ -8,6 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from puzzles import (
@@ -25,7 +26,7 @@ from puzzles import (
 from puzzles.dimacs import dimacs_record
 
 from ..errors import InputError
-from ..records import open_output, read_records, write_records
+from ..records import open_output, read_lines, read_records, write_records
 from ..selftest import SelftestRow, run_selftest
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
@@ -96,24 +97,28 @@ def solve(
     """Solve every record with the reference solver; records gain an "answer" field."""
     def solved() -> Any:
         for record, _ in read_records(file):
-            yield {**record, "answer": get_puzzle(record["puzzle"]).solve(record["instance"])}
+            try:
+                answer = get_puzzle(record["puzzle"]).solve(record["instance"])
+            except PuzzleError as exc:
+                raise InputError(f"{file}: record {record['id']!r} will not be solved: {exc}") from None
+            yield {**record, "answer": answer}
 
-    with open_output(output) as out:
+    with open_output(output, inputs=[file]) as out:
         count = write_records(solved(), out)
     status.print(f"solved {count} instances", highlight=False)
 
 
 def _answers_by_id(path: Path) -> dict[str, tuple[Any, list[str]]]:
     answers: dict[str, tuple[Any, list[str]]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for where, line in read_lines(path):
         try:
             row, repeated = loads_strict(line)
         except StrictJSONError as exc:
-            raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
+            raise InputError(f"{where}: not valid JSON ({exc})") from None
         if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "answer" not in row:
-            raise InputError(f'{path}:{number}: expected {{"id": ..., "answer": ...}}')
+            raise InputError(f'{where}: expected {{"id": "<record id>", "answer": ...}}')
+        if row["id"] in answers:
+            raise InputError(f"{where}: a second answer for {row['id']!r}: keep one answer per record id")
         answers[row["id"]] = (row["answer"], [p.removeprefix("/answer") or "/" for p in repeated if p.startswith("/answer")])
     return answers
 
@@ -143,10 +148,10 @@ def validate(
         total += 1
         failures += not verdict.ok
         if as_json:
-            console.print(json.dumps({"id": record["id"], **verdict.to_json()}), soft_wrap=True, highlight=False)
+            console.print(json.dumps({"id": record["id"], **verdict.to_json()}), soft_wrap=True, highlight=False, markup=False)
         elif not verdict.ok:
             first = verdict.issues[0]
-            console.print(f"[red]✘[/] {record['id']}: {first.code} — {first.message}"
+            console.print(f"[red]✘[/] {escape(record['id'])}: {first.code} — {escape(first.message)}"
                           + (f" (+{len(verdict.issues) - 1} more)" if len(verdict.issues) > 1 else ""), highlight=False)
     if not as_json:
         console.print(f"{total - failures} valid, {failures} invalid", highlight=False)
@@ -171,7 +176,7 @@ def import_files(
             except PuzzleError as exc:
                 raise InputError(f"{path}: {exc}") from None
 
-    with open_output(output) as out:
+    with open_output(output, inputs=files) as out:
         count = write_records(records(), out)
     status.print(f"imported {count} instances", highlight=False)
 
@@ -188,8 +193,8 @@ def show(
     if level is None and not param:
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     record = puzzle.generate(level, seed, params=_parse_params(param) if param else None)
-    console.print(f"[bold]{record.id}[/]  {puzzle.title}  params {json.dumps(record.params)}", highlight=False)
-    console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False)
+    console.print(f"[bold]{escape(record.id)}[/]  {puzzle.title}  params {escape(json.dumps(record.params))}", highlight=False)
+    console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False, markup=False)
     console.print(puzzle.render(record.instance), highlight=False, markup=False)
 
 
@@ -224,7 +229,7 @@ def selftest(
                       f"[green]{passed}/{len(rows)}[/]" if passed == len(rows) else f"[red]{passed}/{len(rows)}[/]")
     console.print(table)
     for row in failed:
-        console.print(f"[red]✘[/] {row.record_id}: {row.verdict.issues[0].message}", highlight=False)
+        console.print(f"[red]✘[/] {escape(row.record_id)}: {escape(row.verdict.issues[0].message)}", highlight=False)
     total = sum(len(rows) for rows in groups.values())
     console.print(f"{total - len(failed)} passed, {len(failed)} failed", highlight=False)
     raise typer.Exit(1 if failed else 0)

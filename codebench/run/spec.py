@@ -1,8 +1,8 @@
 """A run's specification: what decides its results (and so its keys), plus where and how fast to run it.
 
-Built from a YAML config file and command-line flags (flags win); every value is checked here, so a bad
-one is a ConfigError naming it before anything runs. Imports `puzzles`, `yaml` (when a file is read), the shared
-types and modes.
+Built from a YAML config file and command-line flags (flags win), checked as a whole (`_options`, pydantic)
+before anything is written, so a bad value is a ConfigError naming it. Imports `puzzles`, `yaml` (when a file is
+read), pydantic (when options are checked), the shared types, modes and the backend names.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ..modes import get_mode
 from ..sandbox import BACKENDS
 from ..types import Limits
 
-FLAG_ONLY = {"cpu", "memory", "model"}  # flags (and config keys) that do not map one to one onto a RunSpec field
-
+MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
+MAX_SEED = 2**31 - 1
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -44,17 +44,17 @@ class RunSpec:
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
+        """What types cannot say (types and ranges of option values are `RunOptions`' part)."""
         get_mode(self.mode)  # raises ConfigError with the known modes
         if not self.models:
             raise ConfigError("give at least one --model")
-        if self.samples < 1 or self.instances_per_level < 1:
-            raise ConfigError("--samples and --instances-per-level must be at least 1")
-        if self.max_connections < 1 or (self.workers is not None and self.workers < 1):
-            raise ConfigError("--max-connections and --workers must be at least 1")
         if self.backend not in BACKENDS:
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         for name in self.puzzles:
             puzzles.get_puzzle(name)  # raises UnknownPuzzleError with the known names
+        outside = sorted(set(self.levels) - set(puzzles.LEVELS))
+        if outside or not self.levels:
+            raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,27 +69,30 @@ def limits_from(cpu: Any, memory: Any) -> Limits:
         ConfigError: a value that is not a positive number (the message names the option).
     """
     for option, value in (("--cpu", cpu), ("--memory", memory)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
             raise ConfigError(f"{option} {value!r}: give a positive number ({'CPU seconds' if option == '--cpu' else 'MiB'} "
                               "per instance)")
     return Limits(cpu_s=float(cpu), memory_mib=int(memory))
 
 
-def parse_range(text: str, option: str) -> list[int]:
-    """'1-6', '1,3,5' or '4' as a sorted list of distinct integers.
+def parse_range(text: str, option: str, low: int, high: int, most: int = MAX_COUNT) -> list[int]:
+    """'1-6', '1,3,5' or '4' as a sorted list of distinct integers, each in low..high, at most `most` of them.
 
     Raises:
-        InputError: anything else (the message names the option).
+        InputError: anything else (the message names the option and the bounds).
     """
     values: set[int] = set()
-    try:
-        for part in text.split(","):
-            low, _, high = part.strip().partition("-")
-            values.update(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise InputError(f"{option} {text!r}: expected a range such as 1-6, a list such as 1,3,5, or one number") from None
-    if not values:
-        raise InputError(f"{option} {text!r} names nothing")
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            start, stop = int(first), int(last if dash else first)
+        except ValueError:
+            raise InputError(f"{option} {text!r}: expected a range such as 1-6, a list such as 1,3,5, or one number") from None
+        if not low <= start <= stop <= high:
+            raise InputError(f"{option} {text!r}: {part.strip()!r} must go upwards within {low}-{high}")
+        if stop - start + 1 + len(values) > most:
+            raise InputError(f"{option} {text!r} names more than {most} values")
+        values.update(range(start, stop + 1))
     return sorted(values)
 
 
@@ -106,37 +109,35 @@ def load_config(path: Path | None) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read --config {path}: {exc}") from None
+        why = " ".join(str(getattr(exc, "strerror", None) or exc).split())  # YAML's messages span lines
+        raise ConfigError(f"cannot read --config {path}: {why}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: expected a mapping of option names to values")
     return data
 
 
 def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpec:
-    """Config file values, overridden by the flags given on the command line (None: not given).
+    """Config file values, overridden by the flags given on the command line (None: not given), checked as a whole.
 
     Raises:
-        ConfigError: an unknown option or a value of the wrong type (the message names it).
+        ConfigError: an unknown option, or a value of the wrong type or range (the message names it, the value and
+            what is expected).
     """
-    merged = {**config, **{k: v for k, v in options.items() if v is not None}}
-    allowed = (set(RunSpec.__dataclass_fields__) - {"limits"}) | FLAG_ONLY
-    unknown = sorted(set(merged) - allowed)
-    if unknown:
-        raise ConfigError(f"unknown run option(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}")
-    flag_models, config_models = merged.pop("model", None), merged.pop("models", None)
-    models = flag_models or config_models or ()
-    if isinstance(models, str):
-        models = [m.strip() for m in models.split(",") if m.strip()]
-    parsers = {"puzzles": lambda v: tuple(p.strip() for p in v.split(",")), "levels": lambda v: tuple(parse_range(v, "--levels"))}
+    from ._options import RunOptions, first_problem  # deferred: pydantic loads in ~0.1 s
+
+    flags = {k: str(v) if isinstance(v, Path) else v for k, v in options.items() if v is not None}
+    given = {**config, **flags}
+    if "model" in options and options["model"] is not None:
+        given.pop("models", None)  # the flag replaces the config's list
     try:
-        for name, parse in parsers.items():
-            if isinstance(merged.get(name), str):
-                merged[name] = parse(merged[name])
-            elif name in merged:
-                merged[name] = tuple(merged[name])
-        limits = limits_from(merged.pop("cpu", Limits.cpu_s), merged.pop("memory", Limits.memory_mib))
-        if "out" in merged:
-            merged["out"] = Path(merged["out"])
-        return RunSpec(models=tuple(models), limits=limits, **merged)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad run option: {exc}") from None
+        checked = RunOptions.model_validate(given)
+    except ValueError as exc:
+        raise ConfigError(first_problem(exc)) from None
+    levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
+        if isinstance(checked.levels, str) else checked.levels
+    return RunSpec(models=checked.model_names(), base_url=checked.base_url, api_key_env=checked.api_key_env,
+                   preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
+                   instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
+                   max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
+                   max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
+                   out=Path(checked.out))

@@ -189,7 +189,10 @@ class Store:
         instances: dict[str, list[str]] = {}
         for puzzle, instance_id in self._read("SELECT puzzle, instance_id FROM plan_instances ORDER BY position"):
             instances.setdefault(puzzle, []).append(instance_id)
-        return StoredPlan(run["base_url"], Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
+        try:
+            return StoredPlan(run["base_url"], Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
 
     def document(self, name: str) -> Any:
         """A provenance document (`spec`, `versions`) as stored, or None."""
@@ -197,7 +200,10 @@ class Store:
 
     def _document(self, name: str) -> Any:
         rows = self._read("SELECT value FROM meta WHERE key = ?", (name,))
-        return json.loads(rows[0][0]) if rows else None
+        try:
+            return json.loads(rows[0][0]) if rows else None
+        except (TypeError, ValueError) as exc:
+            raise self._damaged(f"its {name} document is not JSON ({exc})") from None
 
     # -- samples, programs, executions -----------------------------------------------------------------------
     def add_sample(self, sample: Sample) -> None:
@@ -248,7 +254,20 @@ class Store:
 
     # -- what reports read -----------------------------------------------------------------------------------
     def report_rows(self) -> list[ExecutionRow]:
-        """One row per (planned sample, instance) with a result: what the report aggregates."""
+        """One row per (planned sample, instance) with a result: what the report aggregates.
+
+        Raises:
+            StoreError: the rows do not fit together (a planned instance missing, a meta field not JSON).
+        """
+        try:
+            return self._report_rows()
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
+
+    def _damaged(self, why: str) -> StoreError:
+        return StoreError(f"{self.path} is damaged: {why}; re-run into a new --out directory")
+
+    def _report_rows(self) -> list[ExecutionRow]:
         plan = self.plan()
         if plan is None:
             return []

@@ -134,7 +134,8 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
     assert max(Counter(whole).values()) == 1  # no duplicates
 
 
-def test_ctrl_c_exits_130_says_how_to_resume_and_leaves_no_container(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sent", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_or_sigterm_say_how_to_resume_and_leave_no_container(tmp_path: Path, sent: int, code: int, word: str) -> None:
     args = ["--model", "slow", "--puzzles", "sudoku", "--levels", "5,6", "--instances-per-level", "2", "--samples", "2", "--cpu", "2"]
     with start_mock_server(seed=1) as server:
         interrupted = subprocess.Popen([sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args, "--out",
@@ -143,10 +144,10 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_leaves_no_container(tmp_path: P
         deadline = time.monotonic() + 120
         while _stored_executions(tmp_path) < 1 and time.monotonic() < deadline and interrupted.poll() is None:
             time.sleep(0.05)
-        interrupted.send_signal(signal.SIGINT)
+        interrupted.send_signal(sent)
         _, err = interrupted.communicate(timeout=60)
-    assert interrupted.returncode == 130
-    assert "interrupted: what finished is stored in" in err and "run the same command again to resume" in err
+    assert interrupted.returncode == code
+    assert f"{word}: what finished is stored in" in err and "run the same command again to resume" in err
     assert "Traceback" not in err
     client = docker.from_env()  # the containers of that process are gone with it
     owner = f"{os.uname().nodename}:{interrupted.pid}"

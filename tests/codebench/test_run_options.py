@@ -36,9 +36,12 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--puzzles", "towers"], "unknown puzzle 'towers'"),
         (["--mode", "instruction"], "--mode 'instruction'"),
         (["--levels", "x"], "--levels 'x'"),
-        (["--samples", "0"], "--samples and --instances-per-level must be at least 1"),
+        (["--samples", "0"], "run option samples=0: input should be greater than or equal to 1"),
+        (["--instances-per-level", "1000000000"], "instances_per_level=1000000000: input should be less than or equal to 10000"),
+        (["--levels", "1-1000000000"], "--levels '1-1000000000': '1-1000000000' must go upwards within 1-6"),
+        (["--levels", "3-1"], "must go upwards within 1-6"),
         (["--api-key-env", "CODEBENCH_NO_SUCH_VARIABLE"], "CODEBENCH_NO_SUCH_VARIABLE"),
-        (["--cpu", "-1"], "--cpu -1.0: give a positive number (CPU seconds per instance)"),
+        (["--cpu", "-1"], "run option cpu=-1.0: input should be greater than 0"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -51,11 +54,31 @@ def test_report_of_a_folder_without_a_run_exits_2(tmp_path: Path, capsys: pytest
     assert code == 2 and "holds no run.sqlite" in " ".join(err.split())
 
 
-def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("text", "message"), [
+    ("model: m\nsampels: 3\n", "unknown run option 'sampels'; known:"),
+    ("model: m\nsamples: many\n", "run option samples='many': input should be a valid integer"),
+    ("model: m\nsamples: 2.5\n", "run option samples=2.5: input should be a valid integer"),
+    ("model: m\nsamples: true\n", "run option samples=True: input should be a valid integer"),
+    ("model: m\nseed: x\n", "run option seed='x': input should be a valid integer"),
+    ("model: m\ntemperature: hot\n", "run option temperature='hot': input should be a valid number"),
+    ("model: m\ntemperature: .nan\n", "run option temperature=nan"),
+    ("model: m\nbase_url: [a, b]\n", "run option base_url=['a', 'b']: input should be a valid string"),
+    ("model: m\nlevels: [1, 9]\n", "--levels: [9] outside the levels 1-6"),
+    ("model: m\nbackend: nope\n", "--backend 'nope': choose one of docker, local"),
+    ("- a\n- b\n", "expected a mapping of option names to values"),
+    ("model: [m\n", "cannot read --config"),
+])
+def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                                                              message: str) -> None:
     config = tmp_path / "run.yaml"
-    config.write_text("model: m\nsampels: 3\n")
-    code, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", DEAD_URL, "--dry-run", "--out", str(tmp_path))
-    assert code == 2 and "unknown run option(s) sampels" in " ".join(err.split())
-    config.write_text("model: m\nsamples: many\n")
-    code, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", DEAD_URL, "--dry-run", "--out", str(tmp_path))
-    assert code == 2 and "bad run option" in " ".join(err.split())
+    config.write_text(text)
+    code, out, err = run_cli(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"))
+    assert code == 2 and err.startswith("error: ") and message in " ".join(err.split()) and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists() and config.read_text() == text
+
+
+def test_a_binary_config_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_bytes(bytes(range(256)))
+    code, _, err = run_cli(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"))
+    assert code == 2 and "cannot read --config" in err

@@ -125,3 +125,13 @@ def test_files_that_are_not_codebench_runs_are_refused_and_left_as_they_were(
         with pytest.raises(StoreError):
             Store(path)
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run.sqlite"]
+
+
+@pytest.mark.parametrize("value", ["not json", '{"base_url": 1}', '{"base_url": "x", "limits": {"cpu_s": "fast"}}', "[1, 2]"])
+def test_a_run_document_of_the_wrong_shape_is_a_damaged_store(tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    folder = v1_copy(tmp_path)
+    Store(folder / "run.sqlite").close()
+    with sqlite3.connect(folder / "run.sqlite") as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (value,))
+    code, out, err = run_cli(capsys, "report", str(folder))
+    assert code == 2 and err.startswith("error: ") and "is damaged" in err and "Traceback" not in err + out
