@@ -84,10 +84,7 @@ def open_output(path: Path | None, inputs: Sequence[Path] = ()) -> Iterator[IO[s
     if path is None:
         yield sys.stdout
         return
-    if path.is_dir():
-        raise InputError(f"-o {path} is a directory: give a file name")
-    if any(path.exists() and source.exists() and path.samefile(source) for source in inputs):
-        raise InputError(f"-o {path} is also the input: writing it would destroy what is read; give another file")
+    check_output(path, inputs)
     if path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
         with _writing(path, path) as handle:
             yield handle
@@ -104,6 +101,18 @@ def open_output(path: Path | None, inputs: Sequence[Path] = ()) -> Iterator[IO[s
         partial.unlink(missing_ok=True)
         raise
     os.replace(partial, path)
+
+
+def check_output(path: Path, inputs: Sequence[Path] = (), option: str = "-o") -> None:
+    """Refuse, before any work, an output that is a directory or one of `inputs`.
+
+    Raises:
+        InputError: the message names the option and says what to give instead.
+    """
+    if path.is_dir():
+        raise InputError(f"{option} {path} is a directory: give a file name")
+    if any(path.exists() and source.exists() and path.samefile(source) for source in inputs):
+        raise InputError(f"{option} {path} is also an input: writing it would destroy what is read; give another file")
 
 
 @contextmanager

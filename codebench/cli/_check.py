@@ -20,7 +20,8 @@ from rich.table import Table
 from puzzles import get_puzzle
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
-from ..run.check import CheckResult, check_program, junit_xml, load_baseline, regressions, write_baseline
+from ..records import check_output, open_output
+from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, get_backend
 from ..types import Status
@@ -66,6 +67,10 @@ def check(
         source = solver.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {solver}: {exc}") from None
+    if junit is not None:
+        check_output(junit, [solver, *([baseline] if baseline else [])], "--junit")
+    if baseline is not None and update_baseline:
+        check_output(baseline, [solver], "--baseline")
     if baseline is not None and not update_baseline and not baseline.is_file():
         raise InputError(f"--baseline {baseline} does not exist: write it first with --update-baseline")
     expected = load_baseline(baseline, puzzle.name) if baseline is not None and not update_baseline else None
@@ -80,7 +85,8 @@ def check(
             results = check_program(source, puzzle, level_list, seed_list, sandbox, lambda result: progress.advance(task))
     _report(puzzle.name, results, expected, as_json, junit)
     if update_baseline and baseline is not None:
-        write_baseline(baseline, puzzle.name, results)
+        with open_output(baseline) as out:
+            out.write(baseline_json(puzzle.name, results))
         status.print(f"baseline written: {baseline}", highlight=False)
     if any(r.outcome.status == Status.SANDBOX_ERROR for r in results):
         raise SandboxUnavailableError("some instances could not be run (sandbox_error) even after a retry: "
@@ -94,7 +100,8 @@ def check(
 def _report(puzzle: str, results: list[CheckResult], expected: dict[str, str] | None, as_json: bool, junit: Path | None) -> None:
     worse = regressions(expected, results) if expected is not None else []
     if junit is not None:
-        junit.write_bytes(junit_xml(puzzle, results))
+        with open_output(junit) as out:  # its paths were checked before the run
+            out.write(junit_xml(puzzle, results).decode("utf-8"))
     if as_json:
         console.print_json(json.dumps({"puzzle": puzzle, "results": [r.to_json() for r in results],
                                        "regressions": [r.record_id for r in worse]}))

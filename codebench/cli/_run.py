@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from ..errors import InputError
+from ..records import check_output, open_output
 from ._interrupt import interruptible
 
 if TYPE_CHECKING:
@@ -143,10 +144,8 @@ def _print_report(store: Store, fmt: str, output: Path | None) -> None:
     if output is None:
         console.print(text, highlight=False, markup=False, soft_wrap=True)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write the report to {output}: {exc.strerror or exc}") from None
+    with open_output(output, [store.path]) as out:
+        out.write(text)
     status.print(f"report written: {output}", highlight=False, markup=False)
 
 
@@ -162,6 +161,8 @@ def report(
         raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     if not (run_dir / DATABASE).is_file():
         raise InputError(f"{run_dir} holds no {DATABASE}: give the --out directory of a run")
+    if output is not None:
+        check_output(output, [run_dir / DATABASE])
     store = Store.for_reading(run_dir / DATABASE)
     try:
         _print_report(store, fmt, output)

@@ -68,9 +68,10 @@ def load_baseline(path: Path, puzzle: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data["results"].items()}
 
 
-def write_baseline(path: Path, puzzle: str, results: Sequence[CheckResult]) -> None:
+def baseline_json(puzzle: str, results: Sequence[CheckResult]) -> str:
+    """The baseline file's text: every instance's status."""
     data = {"version": BASELINE_VERSION, "puzzle": puzzle, "results": {r.record_id: str(r.outcome.status) for r in results}}
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
 def regressions(baseline: dict[str, str], results: Sequence[CheckResult]) -> list[CheckResult]:

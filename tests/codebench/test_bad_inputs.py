@@ -29,14 +29,14 @@ def records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def refused(capsys: pytest.CaptureFixture[str], *argv: str, contains: str) -> str:
     code, out, err = run_cli(capsys, *argv)
     assert code == 2, (out, err)
-    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("error: ") and len(err.strip().split("\n")) == 1 and "Traceback" not in err, err
     assert contains in " ".join(err.split()), err
     return err
 
 
 def test_solving_into_the_input_is_refused_and_the_input_kept(records: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = records.read_bytes()
-    refused(capsys, "puzzles", "solve", str(records), "-o", str(records), contains="is also the input")
+    refused(capsys, "puzzles", "solve", str(records), "-o", str(records), contains="is also an input")
     assert records.read_bytes() == before
 
 
@@ -143,3 +143,21 @@ def test_sigterm_on_a_long_generate_exits_143_with_whole_lines(tmp_path: Path) -
     data = output.read_text()
     assert process.returncode == 143 and err == ""
     assert data.endswith("\n") and all(json.loads(line)["puzzle"] == "hanoi" for line in data.splitlines())
+
+
+@pytest.mark.parametrize("which", ["junit", "baseline"])
+def test_check_never_writes_over_the_solver(tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str) -> None:
+    solver = tmp_path / "solver.py"
+    solver.write_text("def solve(instance):\n    return {}\n")
+    before = solver.read_bytes()
+    extra = ["--junit", str(solver)] if which == "junit" else ["--baseline", str(solver), "--update-baseline"]
+    refused(capsys, "check", str(solver), "--puzzle", "hanoi", *extra, contains="is also an input")
+    assert solver.read_bytes() == before
+
+
+def test_report_never_writes_over_its_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parent / "data" / "v1_run" / "run.sqlite"
+    before = data.read_bytes()
+    refused(capsys, "report", str(data.parent), "-o", str(data), contains="is also an input")
+    refused(capsys, "report", str(data.parent), "-o", str(tmp_path), contains="is a directory")
+    assert data.read_bytes() == before

@@ -73,7 +73,7 @@ def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, cap
     config = tmp_path / "run.yaml"
     config.write_text(text)
     code, out, err = run_cli(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"))
-    assert code == 2 and err.startswith("error: ") and message in " ".join(err.split()) and len(err.strip().splitlines()) == 1
+    assert code == 2 and err.startswith("error: ") and message in " ".join(err.split()) and len(err.strip().split("\n")) == 1
     assert not (tmp_path / "out").exists() and config.read_text() == text
 
 
