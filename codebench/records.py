@@ -27,16 +27,36 @@ def read_records(path: Path) -> Iterator[tuple[dict[str, Any], list[str]]]:
         yield _parse_record(line, where)
 
 
+MAX_INPUT_BYTES = 256 << 20  # an input file larger than this (or an endless device such as /dev/zero) is refused
+
+
+def read_text(path: Path, what: str = "") -> str:
+    """A UTF-8 input file, read in chunks up to MAX_INPUT_BYTES: a pipe or /dev/stdin works, /dev/zero does not hang.
+
+    Raises:
+        InputError: missing, a directory, unreadable, too large, or not UTF-8 (`what` names the option).
+    """
+    shown = f"{what} {path}".strip()
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{shown} is larger than {MAX_INPUT_BYTES >> 20} MiB: split it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def read_lines(path: Path) -> Iterator[tuple[str, str]]:
     """("FILE:LINE", text) per non-blank line. Lines end at "\n" only: U+2028 and friends are valid inside JSON.
 
     Raises:
         InputError: the file cannot be read (missing, a directory, not UTF-8).
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_text(path)
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             yield f"{path}:{number}", line.removesuffix("\r")

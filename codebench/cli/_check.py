@@ -20,7 +20,7 @@ from rich.table import Table
 from puzzles import get_puzzle
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
-from ..records import check_output, open_output
+from ..records import check_output, open_output, read_text
 from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, get_backend
@@ -63,10 +63,7 @@ def check(
         raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs --baseline FILE")
-    try:
-        source = solver.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {solver}: {exc}") from None
+    source = read_text(solver)
     if junit is not None:
         check_output(junit, [solver, *([baseline] if baseline else [])], "--junit")
     if baseline is not None and update_baseline:

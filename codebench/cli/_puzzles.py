@@ -26,7 +26,7 @@ from puzzles import (
 from puzzles.dimacs import dimacs_record
 
 from ..errors import InputError
-from ..records import open_output, read_lines, read_records, write_records
+from ..records import open_output, read_lines, read_records, read_text, write_records
 from ..selftest import SelftestRow, run_selftest
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
@@ -167,10 +167,7 @@ def import_files(
     """Turn published instance files into records that solve/validate (and runs) accept."""
     def records() -> Any:
         for path in files:
-            try:
-                text = path.read_text(encoding="utf-8", errors="strict")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read {path}: {exc}") from None
+            text = read_text(path)
             try:
                 yield dimacs_record(path.name, text, colors).to_json()
             except PuzzleError as exc:

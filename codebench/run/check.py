@@ -17,6 +17,7 @@ from puzzles import Puzzle
 from ..errors import InputError
 from ..judge import judge_execution
 from ..keys import program_key
+from ..records import read_text
 from ..sandbox import SandboxBackend
 from ..types import Batch, Outcome, Program, Status, Task
 
@@ -58,7 +59,7 @@ def load_baseline(path: Path, puzzle: str) -> dict[str, str]:
         InputError: unreadable, malformed, or for another puzzle.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, "baseline"))
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read baseline {path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):

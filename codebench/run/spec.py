@@ -15,6 +15,7 @@ import puzzles
 
 from ..errors import ConfigError, InputError
 from ..modes import get_mode
+from ..records import read_text
 from ..sandbox import BACKENDS
 from ..types import Limits
 
@@ -107,8 +108,10 @@ def load_config(path: Path | None) -> dict[str, Any]:
     import yaml  # deferred: only a run with --config needs it
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = yaml.safe_load(read_text(path, "--config")) or {}
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+    except yaml.YAMLError as exc:
         why = " ".join(str(getattr(exc, "strerror", None) or exc).split())  # YAML's messages span lines
         raise ConfigError(f"cannot read --config {path}: {why}") from None
     if not isinstance(data, dict):

@@ -161,3 +161,9 @@ def test_report_never_writes_over_its_database(tmp_path: Path, capsys: pytest.Ca
     refused(capsys, "report", str(data.parent), "-o", str(data), contains="is also an input")
     refused(capsys, "report", str(data.parent), "-o", str(tmp_path), contains="is a directory")
     assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("argv", [["puzzles", "validate", "/dev/zero"], ["puzzles", "import", "/dev/zero"],
+                                  ["check", "/dev/zero", "--puzzle", "hanoi"], ["run", "--config", "/dev/zero", "--dry-run"]])
+def test_an_endless_input_is_refused_not_read_for_ever(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    refused(capsys, *argv, contains="/dev/zero is larger than 256 MiB")

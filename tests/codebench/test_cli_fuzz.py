@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from codebench.cli import main
 
 VALUES = ["0", "1", "-1", "7", "1-6", "6-1", "1-1000000000", "x", "", "[bold]", "[/]", "n=3", "n=[3]", "n=99999999999", "=",
-          "hanoi", "sudoku", "nope", "1e309", "nan", "é\u2028", "/dev/full", "/nonexistent/dir/f", ".", "-", "--", "json"]
+          "hanoi", "sudoku", "nope", "1e309", "nan", "é\u2028", "/dev/full", "/dev/zero", "/nonexistent/dir/f", ".", "-", "--", "json"]
 COMMANDS = [
     ["puzzles", "list"], ["puzzles", "generate"], ["puzzles", "show"], ["puzzles", "solve"], ["puzzles", "validate"],
     ["puzzles", "import"], ["report"], ["run", "--dry-run", "--base-url", "http://127.0.0.1:9/v1"],
