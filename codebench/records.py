@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -150,10 +150,12 @@ def _keep_whole_lines(path: Path) -> None:
     path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
-def write_records(records: Iterable[dict[str, Any]], out: IO[str]) -> int:
-    """Write one compact JSON object per line; returns how many."""
+def write_records(records: Iterable[dict[str, Any]], out: IO[str], stop: Callable[[], bool] = lambda: False) -> int:
+    """Write one compact JSON object per line, until `stop()` says so between two records; returns how many."""
     count = 0
     for record in records:
         out.write(json.dumps(record, separators=(",", ":")) + "\n")
         count += 1
+        if stop():
+            break
     return count

@@ -70,7 +70,7 @@ def _solver(name: str, clauses: list[list[int]]) -> Solver:
 def find_model(clauses: list[list[int]]) -> list[int] | None:
     """A satisfying model as signed literals, or None when the formula is unsatisfiable."""
     with _solver(SOLVER, clauses) as solver:
-        return solver.get_model() if solver.solve() else None
+        return solver.get_model() if solve_within(solver, None) else None
 
 
 def count_models(clauses: list[list[int]], num_vars: int, cap: int = MODEL_CAP) -> int:
@@ -79,7 +79,7 @@ def count_models(clauses: list[list[int]], num_vars: int, cap: int = MODEL_CAP) 
     free = num_vars - len(occurring)
     count = 0
     with _solver(COUNTER, clauses) as solver:
-        while count < cap and solver.solve():
+        while count < cap and solve_within(solver, None):
             count += 2**free
             solver.add_clause([-literal for literal in solver.get_model() if abs(literal) in occurring])
     return min(count, cap)

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -34,6 +35,35 @@ def install() -> None:
 def exit_code(code: object) -> object:
     """The exit code to leave with: an interrupted exit becomes 143 when SIGTERM caused it."""
     return EXIT_TERMINATED if _terminated and code == EXIT_INTERRUPTED else code
+
+
+class Stopping:
+    """While active, Ctrl-C and SIGTERM only ask the work to stop at its next record boundary (a second one stops at
+    once): nothing is interrupted inside a library call (python-sat's solvers corrupt their memory when a
+    KeyboardInterrupt lands between their C calls). `code` is the exit code the signal asks for, or None."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.before: dict[int, Any] = {}
+
+    def __call__(self) -> bool:
+        return self.code is not None
+
+    def _asked(self, signum: int, frame: FrameType | None) -> None:
+        if self.code is not None:
+            raise KeyboardInterrupt
+        self.code = EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED
+
+    def __enter__(self) -> Stopping:
+        if threading.current_thread() is threading.main_thread():
+            self.before = {number: signal.signal(number, self._asked) for number in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self.before.items():
+            signal.signal(number, handler)
+        if self.code is not None and exc[0] is None:
+            raise typer.Exit(self.code)
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from puzzles.dimacs import dimacs_record
 from ..errors import InputError
 from ..records import open_output, read_lines, read_records, read_text, write_records
 from ..selftest import SelftestRow, run_selftest
+from ._interrupt import Stopping
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()
@@ -85,8 +86,8 @@ def generate(
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     params = _parse_params(param) if param else None
     records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
-    with open_output(output) as out:
-        write_records(records, out)
+    with Stopping() as stop, open_output(output) as out:
+        write_records(records, out, stop)
 
 
 @puzzles_app.command()
@@ -103,8 +104,8 @@ def solve(
                 raise InputError(f"{file}: record {record['id']!r} will not be solved: {exc}") from None
             yield {**record, "answer": answer}
 
-    with open_output(output, inputs=[file]) as out:
-        count = write_records(solved(), out)
+    with Stopping() as stop, open_output(output, inputs=[file]) as out:
+        count = write_records(solved(), out, stop)
     status.print(f"solved {count} instances", highlight=False)
 
 
@@ -173,8 +174,8 @@ def import_files(
             except PuzzleError as exc:
                 raise InputError(f"{path}: {exc}") from None
 
-    with open_output(output, inputs=files) as out:
-        count = write_records(records(), out)
+    with Stopping() as stop, open_output(output, inputs=files) as out:
+        count = write_records(records(), out, stop)
     status.print(f"imported {count} instances", highlight=False)
 
 
@@ -210,8 +211,10 @@ def selftest(
     table = Table("puzzle", "level", "λ", "solution", "gen max s", "solve max s", "validate max s", "passed",
                   title=f"puzzle selftest: {seeds} seeds per level")
     groups: dict[tuple[str, int], list[SelftestRow]] = {}
-    with status.status("selftest …") as spinner:
+    with Stopping() as stop, status.status("selftest …") as spinner:
         for row in run_selftest(chosen, range(seeds)):
+            if stop():
+                break  # leaving Stopping exits 130 (or 143) before any table is printed
             spinner.update(f"selftest: {row.record_id}")
             groups.setdefault((row.puzzle, row.level), []).append(row)
     failed = [row for rows in groups.values() for row in rows if not row.verdict.ok]

@@ -124,7 +124,11 @@ def test_ctrl_c_on_a_long_generate_exits_130_with_whole_lines(tmp_path: Path, to
             process = subprocess.Popen([*command, "-o", str(output)] if to_file else command, cwd=ROOT, stderr=subprocess.PIPE,
                                        stdout=subprocess.DEVNULL if to_file else stdout, text=True,
                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-            time.sleep(rng.uniform(0.8, 2.5))
+            started = time.monotonic()  # after the first record (start-up is slow on a loaded machine), at a random moment
+            growing = output.with_name(f".{output.name}.partial") if to_file else output  # -o writes beside, then renames
+            while (not growing.exists() or not growing.stat().st_size) and time.monotonic() - started < 60:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 1.5))
             process.send_signal(signal.SIGINT)
             _, err = process.communicate(timeout=60)
         data = output.read_text()
