@@ -94,6 +94,11 @@ def _pieces(value: object, limit: int) -> typing.Iterator[str]:
         yield f"<{type(value).__name__}>"
 
 
+def _name(key: object) -> str:
+    """A parameter name as given when it is a short string, else through clip."""
+    return key if type(key) is str and len(key) <= QUOTE_LIMIT else clip(key)
+
+
 def listing(numbers: typing.Sequence[int], limit: int = LIST_LIMIT) -> str:
     """"1, 4, 7", or the first `limit` numbers and how many more, so a message stays short."""
     shown = ", ".join(map(str, numbers[:limit]))
@@ -300,7 +305,7 @@ def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
     """
     hints = typing.get_type_hints(params_cls)
     names = [f.name for f in dataclasses.fields(params_cls)]  # type: ignore[arg-type]
-    unknown = sorted(k if type(k) is str and len(k) <= QUOTE_LIMIT else clip(k) for k in values if k not in names)
+    unknown = sorted(_name(k) for k in values if k not in names)
     if unknown:
         raise ConfigError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
     for name, value in values.items():
@@ -361,7 +366,7 @@ class Puzzle(ABC, Generic[P]):
     def _check_level(self, level: object, given: Mapping[str, object]) -> None:
         if not is_int(level) or level not in self.levels:
             raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
-        drawn = sorted(k if type(k) is str and len(k) <= QUOTE_LIMIT else clip(k) for k in given if k not in self.presentation_params)
+        drawn = sorted(_name(k) for k in given if k not in self.presentation_params)
         if drawn:
             allowed = ", ".join(sorted(self.presentation_params)) or "none for this puzzle"
             raise ConfigError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "

@@ -1,7 +1,7 @@
 """The schema of a run's options as a user gives them (config file or flags): names, types and ranges, strictly.
 
 `samples: 2.5`, `seed: x`, `temperature: hot`, `base_url: [a]` or an unknown key are refused with the option's
-name, the value and what is expected. Imports pydantic and the limits of the spec.
+name, the value and what is expected. Defaults are RunSpec's. Imports pydantic, the spec and the limits.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .spec import MAX_COUNT, MAX_SEED
+from ..types import Limits
+from .spec import MAX_COUNT, MAX_SEED, RunSpec
 
 
 class RunOptions(BaseModel):
@@ -23,20 +24,20 @@ class RunOptions(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = None
     preset: str | None = None
-    mode: str = "code"
-    puzzles: str | list[str] | None = None
-    levels: str | list[int] = "1-6"
-    instances_per_level: int = Field(3, ge=1, le=MAX_COUNT)
-    samples: int = Field(4, ge=1, le=MAX_COUNT)
-    temperature: float = Field(0.7, ge=0, le=2)
-    max_tokens: int | None = Field(4096, ge=1)
-    seed: int = Field(0, ge=0, le=MAX_SEED)
-    cpu: float = Field(10.0, gt=0, le=3600)
-    memory: int = Field(512, ge=16)
-    max_connections: int = Field(8, ge=1, le=1024)
-    workers: int | None = Field(None, ge=1, le=1024)
-    backend: str = "docker"
-    out: str = "runs/default"
+    mode: str = RunSpec.mode
+    puzzles: str | list[str] | None = None  # None: every puzzle
+    levels: str | list[int] = Field(default_factory=lambda: list(RunSpec.levels))
+    instances_per_level: int = Field(RunSpec.instances_per_level, ge=1, le=MAX_COUNT)
+    samples: int = Field(RunSpec.samples, ge=1, le=MAX_COUNT)
+    temperature: float = Field(RunSpec.temperature, ge=0, le=2)
+    max_tokens: int | None = Field(RunSpec.max_tokens, ge=1)
+    seed: int = Field(RunSpec.seed, ge=0, le=MAX_SEED)
+    cpu: float = Field(Limits.cpu_s, gt=0, le=3600)
+    memory: int = Field(Limits.memory_mib, ge=16)
+    max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
+    workers: int | None = Field(RunSpec.workers, ge=1, le=1024)
+    backend: str = RunSpec.backend
+    out: str = str(RunSpec.out)
 
     def model_names(self) -> tuple[str, ...]:
         given = self.model if self.model is not None else self.models or []
@@ -45,9 +46,7 @@ class RunOptions(BaseModel):
 
     def puzzle_names(self) -> tuple[str, ...]:
         if self.puzzles is None:
-            from puzzles import puzzle_names
-
-            return tuple(puzzle_names())
+            return RunSpec.puzzles
         names = self.puzzles.split(",") if isinstance(self.puzzles, str) else self.puzzles
         return tuple(name.strip() for name in names)
 

@@ -2,8 +2,8 @@
 
 The only module that joins the stages. Model calls overlap (async, bounded by each client); the sandbox
 takes every sample's program as soon as it is read, so all its workers stay busy; judging happens off
-the event loop; the store is written from the event loop alone, as each result arrives. A killed run
-loses at most what was in flight, and a re-run skips whatever is stored.
+the event loop; the store is written from the event loop alone, results in batches at most
+WRITE_INTERVAL_S apart. A killed run loses at most what was in flight, and a re-run skips whatever is stored.
 """
 
 from __future__ import annotations
@@ -46,7 +46,10 @@ class Tracker:
         for name, delta in changes.items():
             setattr(self, name, getattr(self, name) + delta)
 
-    def status(self, status: str, n: int = 1) -> None:
+    def executed(self, status: str, n: int = 1, *, cached: bool = False) -> None:
+        """`n` (sample, instance) results with `status`, done now or found stored."""
+        self.executions_done += n
+        self.executions_cached += n if cached else 0
         self.statuses[status] += n
 
 
@@ -97,16 +100,17 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 
 
 @dataclass(frozen=True)
-class _Pending:
-    """An execution handed to the sandbox: what judging and storing its facts needs."""
+class _Running:
+    """An execution handed to the sandbox: what judging and storing its facts needs, and who waits for its status."""
 
     program: Program
     execution: Execution
     judge: Judge
+    stored: asyncio.Future[str]
 
 
-def _judge_all(work: list[tuple[_Pending, Facts]]) -> list[Outcome]:
-    return [pending.judge(pending.execution, facts) for pending, facts in work]
+def _judge_all(work: list[tuple[_Running, Facts]]) -> list[Outcome]:
+    return [running.judge(running.execution, facts) for running, facts in work]
 
 
 class _Bench(Bench):
@@ -120,15 +124,13 @@ class _Bench(Bench):
     def __init__(self, store: Store, sandbox: SandboxBackend, tracker: Tracker, limits: Limits,
                  loop: asyncio.AbstractEventLoop) -> None:
         self.store, self.sandbox, self.tracker, self.limits, self.loop = store, sandbox, tracker, limits, loop
-        self.pending: dict[str, _Pending] = {}  # execution key -> what to do with its facts
-        self.stored: dict[str, asyncio.Future[str]] = {}  # execution key -> its status, once stored
+        self.running: dict[str, _Running] = {}  # execution key -> its run, from submission until stored
         self.inbox: list[Result] = []  # delivered by sandbox threads, not yet taken by the writer
         self.inbox_lock = threading.Lock()
         self.arrived = asyncio.Event()  # set (on the loop) once the inbox is not empty
 
     def settle(self, status: Status, instances: int) -> None:
-        self.tracker.count(executions_done=instances)
-        self.tracker.status(status, instances)
+        self.tracker.executed(status, instances)
 
     async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
         done = self.store.executed(execution.key for execution in executions)
@@ -137,16 +139,15 @@ class _Bench(Bench):
         for execution in executions:
             status = done.get(execution.key)
             if status is not None and status not in INFRASTRUCTURE_STATUSES:
-                self._counted(status, cached=True)
-            elif execution.key in self.stored:
-                waits.append(self._another(self.stored[execution.key]))
+                self.tracker.executed(status, cached=True)
+            elif execution.key in self.running:
+                waits.append(self._another(self.running[execution.key].stored))
             else:
-                self.stored[execution.key] = self.loop.create_future()
-                self.pending[execution.key] = _Pending(program, execution, judge)
+                self.running[execution.key] = _Running(program, execution, judge, self.loop.create_future())
                 todo.append(execution)
         if todo:
             self.sandbox.submit(Batch(program, tuple(Task(e.key, e.record.instance) for e in todo)), self._deliver)
-            waits += [self.stored[execution.key] for execution in todo]
+            waits += [self.running[execution.key].stored for execution in todo]
         await asyncio.gather(*waits)
 
     def _deliver(self, result: Result) -> None:
@@ -171,25 +172,22 @@ class _Bench(Bench):
                 with self.inbox_lock:
                     results, self.inbox = self.inbox, []
                     self.arrived.clear()
-                work = [(self.pending.pop(r.task.key), r.facts) for r in results if r.task.key in self.pending]
+                work = [(self.running[result.task.key], result.facts) for result in results]
                 outcomes = await asyncio.to_thread(_judge_all, work)
-                self.store.add_executions([(p.execution.key, p.program.key, p.execution.record.id, outcome)
-                                           for (p, _), outcome in zip(work, outcomes)])
-                for (p, _), outcome in zip(work, outcomes):
-                    self._counted(outcome.status, cached=False)
-                    self.stored.pop(p.execution.key).set_result(outcome.status)
+                self.store.add_executions([(r.execution.key, r.program.key, r.execution.record.id, outcome)
+                                           for (r, _), outcome in zip(work, outcomes)])
+                for (running, _), outcome in zip(work, outcomes):
+                    self.tracker.executed(outcome.status)
+                    del self.running[running.execution.key]
+                    running.stored.set_result(outcome.status)
         except Exception as exc:
-            for future in self.stored.values():
-                if not future.done():
-                    future.set_exception(exc)
+            for running in self.running.values():
+                if not running.stored.done():
+                    running.stored.set_exception(exc)
             raise
 
     async def _another(self, stored: asyncio.Future[str]) -> None:
-        self._counted(await stored, cached=True)
-
-    def _counted(self, status: str, *, cached: bool) -> None:
-        self.tracker.count(executions_done=1, executions_cached=int(cached))
-        self.tracker.status(status)
+        self.tracker.executed(await stored, cached=True)
 
 
 def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:

@@ -101,7 +101,8 @@ def load_config(path: Path | None) -> dict[str, Any]:
     """The option mapping of a YAML config file ({} without one).
 
     Raises:
-        ConfigError: unreadable, not YAML, or not a mapping.
+        InputError: the file cannot be read (missing, too large, not UTF-8).
+        ConfigError: not YAML, or not a mapping.
     """
     if path is None:
         return {}
@@ -109,10 +110,8 @@ def load_config(path: Path | None) -> dict[str, Any]:
 
     try:
         data = yaml.safe_load(read_text(path, "--config")) or {}
-    except InputError as exc:
-        raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
-        why = " ".join(str(getattr(exc, "strerror", None) or exc).split())  # YAML's messages span lines
+        why = " ".join(str(exc).split())  # YAML's messages span lines
         raise ConfigError(f"cannot read --config {path}: {why}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: expected a mapping of option names to values")

@@ -181,7 +181,7 @@ class Store:
 
     def plan(self) -> StoredPlan | None:
         """The plan last recorded, or None before any."""
-        run = self._document("run")
+        run = self.document("run")
         if run is None:
             return None
         samples = tuple(PlannedSample(*row) for row in self._read(
@@ -195,10 +195,7 @@ class Store:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
 
     def document(self, name: str) -> Any:
-        """A provenance document (`spec`, `versions`) as stored, or None."""
-        return self._document(name)
-
-    def _document(self, name: str) -> Any:
+        """A document of `meta` (`spec`, `versions`, `run`) as stored, or None."""
         rows = self._read("SELECT value FROM meta WHERE key = ?", (name,))
         try:
             return json.loads(rows[0][0]) if rows else None
@@ -227,9 +224,6 @@ class Store:
         rows = self._in(f"SELECT {columns}, p.source FROM samples s LEFT JOIN programs p ON p.key = s.program_key "
                         "WHERE s.key IN ({})", list(keys))
         return {row[0]: _sample(row) for row in rows}
-
-    def sample(self, key: str) -> Sample | None:
-        return self.samples([key]).get(key)
 
     def answered(self, keys: Iterable[str]) -> set[str]:
         """The keys of samples stored with a usable reply (an API error is asked again)."""

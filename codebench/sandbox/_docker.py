@@ -20,9 +20,8 @@ import requests
 from docker.types import LogConfig, Ulimit
 
 from ..errors import SandboxError, SandboxUnavailableError
-from ..types import MIB, Batch, Limits
-from . import Deliver, SandboxBackend
-from ._pool import WorkerPool
+from ..types import MIB, Limits
+from ._pool import PooledBackend, WorkerPool
 from ._session import Session, SessionBroken
 
 IMAGE = "codebench-sandbox:latest"
@@ -209,7 +208,7 @@ class DockerWorker:
                 pass  # already gone; `codebench sandbox cleanup` sweeps anything left by label
 
 
-class DockerBackend(SandboxBackend):
+class DockerBackend(PooledBackend):
     """The default sandbox: `workers` warm containers (default one per core), each pinned to a core."""
 
     name = "docker"
@@ -232,15 +231,8 @@ class DockerBackend(SandboxBackend):
             raise
         self.pool = WorkerPool(started, limits, limits.for_supervisor())
 
-    @property
-    def capacity(self) -> int:
-        return len(self.pool.workers)
-
-    def submit(self, batch: Batch, deliver: Deliver) -> None:
-        self.pool.submit(batch, deliver)
-
     def close(self) -> None:
-        self.pool.close()
+        super().close()
         self.client.close()
 
 

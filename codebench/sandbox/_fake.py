@@ -11,9 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..types import Batch, Facts, Limits, ResultKind
-from . import Deliver, SandboxBackend
-from ._pool import WorkerPool
+from ..types import Facts, Limits, ResultKind
+from ._pool import PooledBackend, WorkerPool
 
 Handler = Callable[[str, dict[str, Any]], Facts]
 Loader = Callable[[str], Facts]
@@ -59,7 +58,7 @@ class FakeWorker:
         pass
 
 
-class FakeBackend(SandboxBackend):
+class FakeBackend(PooledBackend):
     """`workers` fake workers behind the real WorkerPool."""
 
     name = "fake"
@@ -70,16 +69,6 @@ class FakeBackend(SandboxBackend):
         self.pool = WorkerPool(self.fakes, self.limits, self.limits.for_supervisor())
 
     @property
-    def capacity(self) -> int:
-        return len(self.fakes)
-
-    @property
     def loads(self) -> int:
         """Programs loaded so far, over all workers."""
         return sum(worker.loads for worker in self.fakes)
-
-    def submit(self, batch: Batch, deliver: Deliver) -> None:
-        self.pool.submit(batch, deliver)
-
-    def close(self) -> None:
-        self.pool.close()

@@ -41,8 +41,8 @@ import psutil
 
 from ..errors import SandboxUnavailableError
 from ..types import MIB, Batch, Facts, Limits, Result
-from . import Deliver, SandboxBackend, _guard
-from ._pool import WorkerPool
+from . import Deliver, _guard
+from ._pool import PooledBackend, WorkerPool
 from ._session import PipeTransport, Session
 from ._watchdog import Watchdog, kill
 
@@ -164,7 +164,7 @@ class LocalWorker:
             self.lock_fd = None
 
 
-class LocalBackend(SandboxBackend):
+class LocalBackend(PooledBackend):
     """`workers` supervisors on the host (default one per core); see the module docstring for what contains them."""
 
     name = "local"
@@ -190,21 +190,14 @@ class LocalBackend(SandboxBackend):
         enforced = {**limits.for_supervisor(), "address_space_bytes": (limits.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * MIB}
         self.pool = WorkerPool([LocalWorker(limits, uid, fd) for uid, fd in claims], limits, enforced)
 
-    @property
-    def capacity(self) -> int:
-        return len(self.pool.workers)
-
     def submit(self, batch: Batch, deliver: Deliver) -> None:
         """As the protocol says; a program the guard refuses never starts (its load facts stand for every task)."""
         refused = _guard.check(batch.program.source)
         if refused is None:
-            self.pool.submit(batch, deliver)
+            super().submit(batch, deliver)
             return
         for task in batch.tasks:
             deliver(Result(batch, task, refused))
-
-    def close(self) -> None:
-        self.pool.close()
 
 
 def claim_uid() -> tuple[int, int]:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..errors import SandboxError
 from ..types import Batch, Facts, Limits, Program, Result, Task
-from . import Deliver
+from . import Deliver, SandboxBackend
 from ._session import SessionBroken
 
 ATTEMPTS = 2  # per task: the first try, and one on a recycled worker
@@ -115,6 +115,22 @@ class WorkerPool:
             worker.close()
         for thread in self._threads:
             thread.join(CLOSE_GRACE_S)
+
+
+class PooledBackend(SandboxBackend):
+    """A backend whose workers run on this machine, scheduled by the WorkerPool it holds (`self.pool`)."""
+
+    pool: WorkerPool
+
+    @property
+    def capacity(self) -> int:
+        return len(self.pool.workers)
+
+    def submit(self, batch: Batch, deliver: Deliver) -> None:
+        self.pool.submit(batch, deliver)
+
+    def close(self) -> None:
+        self.pool.close()
 
 
 class _Lane:
