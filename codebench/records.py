@@ -18,7 +18,7 @@ REQUIRED_FIELDS = ("id", "puzzle", "instance")
 
 
 def read_records(path: Path) -> Iterator[tuple[dict[str, Any], list[str]]]:
-    """Yield (record, repeated key pointers) per non-blank line; the instance is schema-checked.
+    """Yield (record, repeated key pointers) per non-blank line; the instance fits its puzzle's schema and rules.
 
     Raises:
         InputError: the file cannot be read, or a line is not a well-formed record (says which line).
@@ -88,6 +88,10 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(puzzle.instance_schema).iter_errors(record["instance"]))
     if error is not None:
         raise InputError(f"{where}: instance does not fit the {puzzle.name} schema: {error.message}")
+    try:  # consistency and bounds too: a verdict on an answer to an impossible instance would mean nothing
+        puzzle.check_instance(record["instance"])
+    except PuzzleError as exc:
+        raise InputError(f"{where}: record {record['id']!r}: {exc}") from None
     return record, [p.removeprefix("/answer") or "/" for p in repeated]
 
 

@@ -55,6 +55,10 @@ class ResultKind(StrEnum):
     TOO_LARGE = "too_large"
 
 
+MAX_CPU_S = 3600.0  # per instance: past an hour a typo, not a limit
+MEMORY_MIB_RANGE = (16, 65536)  # per instance: below, Python itself does not start; above, no machine this runs on
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-instance limits. `wall_s` defaults to 3 × `cpu_s` (a busy 2-core host inflates wall time)."""

@@ -6,10 +6,11 @@ Usable on its own; it never imports codebench, Docker, the network or a model cl
 from ._catalog import PUZZLES, get_puzzle, puzzle_names
 from ._errors import ConfigError, InstanceFormatError, PuzzleError, UnknownPuzzleError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
-from ._protocol import LEVELS, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
+from ._protocol import LEVELS, MAX_SEED, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
 
 __all__ = [
     "LEVELS",
+    "MAX_SEED",
     "PUZZLES",
     "ConfigError",
     "InstanceFormatError",

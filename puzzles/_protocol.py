@@ -297,6 +297,15 @@ def _accepts(hint: object, value: object) -> bool:
     return False
 
 
+_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string", type(None): "null"}
+
+
+def _described(hint: object) -> str:
+    """A parameter's type as a user would write it: `true or false`, `an integer or null`."""
+    options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    return " or ".join(_TYPE_WORDS.get(option, str(option)) for option in options)  # type: ignore[call-overload]
+
+
 def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
     """Build a Params dataclass from user values, checking names and types before its own checks.
 
@@ -310,7 +319,7 @@ def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
         raise ConfigError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
     for name, value in values.items():
         if not _accepts(hints[name], value):
-            raise ConfigError(f"parameter {name}={clip(value)}: expected {hints[name]}")
+            raise ConfigError(f"parameter {name}={clip(value)}: expected {_described(hints[name])}")
     coerced = {k: float(v) if hints[k] is float else v for k, v in values.items()}
     return params_cls(**coerced)
 

@@ -140,7 +140,8 @@ def dimacs_record(file_name: str, text: str, num_colors: int | None = None) -> R
     """A `.cnf` file as a `sat` record or a `.col` file as a `coloring` record, id `<puzzle>/file/<name>`.
 
     Raises:
-        InstanceFormatError: an unknown suffix, or a malformed file (with the line).
+        InstanceFormatError: an unknown suffix, a malformed file (with the line), or an instance beyond the
+            family's rules and bounds (`check_instance`: what `solve` and `validate` would refuse).
         ConfigError: `num_colors` too small for the graph.
     """
     stem, _, suffix = file_name.rpartition(".")
@@ -151,5 +152,6 @@ def dimacs_record(file_name: str, text: str, num_colors: int | None = None) -> R
     else:
         shown = suffix if len(suffix) <= 20 else suffix[:19] + "…"
         raise InstanceFormatError(f"expected a .cnf (DIMACS CNF) or .col (DIMACS graph) file, not .{shown}")
+    puzzle().check_instance(instance)
     meta = {"version": puzzle.version, "source": file_name, "complexity": describe(instance)}
     return Record(f"{puzzle.name}/file/{stem or file_name}", puzzle.name, None, 0, {}, instance, meta)

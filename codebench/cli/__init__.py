@@ -42,13 +42,25 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; an expected failure becomes one `error:` line on stderr and its exit code, never a traceback."""
     _interrupt.install()
     try:
-        app(args=argv, prog_name="codebench")
+        code = app(args=argv, prog_name="codebench", standalone_mode=False)
     except SystemExit as exc:
         raise SystemExit(_interrupt.exit_code(exc.code)) from None
+    except typer.TyperException as exc:  # an unknown option, a missing argument, a value of the wrong type
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
+            sys.exit(EXIT_USAGE)
+        _fail(_usage_line(exc), EXIT_USAGE)
     except CodebenchError as exc:
         _fail(f"{exc.summary}: {exc}" if exc.summary else str(exc), exc.exit_code)
     except PuzzleError as exc:
         _fail(str(exc), EXIT_USAGE)
+    sys.exit(_interrupt.exit_code(code) if isinstance(code, int) else 0)
+
+
+def _usage_line(exc: typer.TyperException) -> str:
+    """typer's usage error as one line that names the command's help, instead of its framed box."""
+    message = exc.format_message().rstrip(".")
+    context = getattr(exc, "ctx", None)
+    return f"{message}; see '{context.command_path} --help'" if context is not None else message
 
 
 def _fail(message: str, code: int) -> None:

@@ -77,7 +77,7 @@ def check(
     with interruptible("nothing was written (no report, JUnit or baseline): run the check again"), \
             get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=status, transient=True) as progress:
+                      console=status, transient=True, disable=not status.is_terminal) as progress:  # a log gets no bar
             task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))
             results = check_program(source, puzzle, level_list, seed_list, sandbox, lambda result: progress.advance(task))
     _report(puzzle.name, results, expected, as_json, junit)

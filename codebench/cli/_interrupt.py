@@ -32,7 +32,7 @@ def install() -> None:
         signal.signal(signal.SIGTERM, _on_sigterm)
 
 
-def exit_code(code: object) -> object:
+def exit_code(code: int | str | None) -> int | str | None:
     """The exit code to leave with: an interrupted exit becomes 143 when SIGTERM caused it."""
     return EXIT_TERMINATED if _terminated and code == EXIT_INTERRUPTED else code
 

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from puzzles import (
+    MAX_SEED,
     PUZZLES,
     Issue,
     IssueCode,
@@ -27,6 +28,7 @@ from puzzles.dimacs import dimacs_record
 
 from ..errors import InputError
 from ..records import open_output, read_lines, read_records, read_text, write_records
+from ..run.spec import MAX_COUNT
 from ..selftest import SelftestRow, run_selftest
 from ._interrupt import Stopping
 
@@ -84,6 +86,8 @@ def generate(
     puzzle = get_puzzle(name)
     if level is None and not param:
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
+    if seed + count - 1 > MAX_SEED >= seed:
+        raise InputError(f"--seed {seed} --count {count} runs past the last seed 2^64-1: give a smaller --count")
     params = _parse_params(param) if param else None
     records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
     with Stopping() as stop, open_output(output) as out:
@@ -203,7 +207,7 @@ def _span(values: list[Any]) -> str:
 
 @puzzles_app.command()
 def selftest(
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per level.")] = 3,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, max=MAX_COUNT, help="Seeds per level.")] = 3,
     only: Annotated[Optional[list[str]], typer.Option("--puzzle", help="Restrict to these puzzles.")] = None,
 ) -> None:
     """Generate, solve and validate every family × level × seed; exit 1 if any fails."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console, Group
@@ -111,6 +111,8 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endp
             live.update(display.render())
             task.result()
     finally:
+        if not status.is_terminal:
+            status.print()  # rich leaves the last frame of a Live drawn to a file or pipe without its line end
         for client in clients.values():
             await client.aclose()
 
@@ -179,7 +181,11 @@ def demo(
 ) -> None:
     """The whole job on built-in defaults: a mock model on loopback, code mode on all nine puzzles × six levels."""
     from ..model.mock_server import start_mock_server
+    from ..run.spec import spec_from_options
 
+    options: dict[str, Any] = {"model": behavior, "samples": samples, "instances_per_level": instances_per_level, "cpu": cpu,
+                               "out": out}
+    spec_from_options({**options, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False, markup=False)
-        run(model=behavior, base_url=server.url, samples=samples, instances_per_level=instances_per_level, cpu=cpu, out=out)
+        run(**options, base_url=server.url)

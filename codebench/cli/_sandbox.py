@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..errors import EXIT_REFUSED
 
@@ -32,7 +33,8 @@ def doctor() -> None:
 
     checks = run_doctor()
     for name, passed, detail in checks:
-        console.print(f"{'[green]ok[/]' if passed else '[red]FAIL[/]'}  {name}: {detail}", highlight=False)
+        verdict = ("ok", "green") if passed else ("FAIL", "red")
+        console.print(Text.assemble(verdict, f"  {name}: {detail}"), highlight=False)  # engine text is no markup
     raise typer.Exit(0 if all(passed for _, passed, _ in checks) else EXIT_REFUSED)
 
 

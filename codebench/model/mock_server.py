@@ -9,6 +9,7 @@ injected. Imports the standard library (http.server), the errors and the behavio
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 import time
@@ -19,6 +20,8 @@ from typing import Any
 
 from ..errors import InputError
 from .mock_behaviors import BEHAVIORS, FAULTS, MARKER, mixed_choice, reply_text
+
+MAX_LATENCY_S = 3600.0  # a slower mock is a typo, not a test
 
 
 @dataclass(frozen=True)
@@ -182,12 +185,18 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
     """Serve on 127.0.0.1:`port` (0: a free port) from a background thread; `log` gets one line per request.
 
     Raises:
-        InputError: an unknown behaviour, a negative setting, or a port that cannot be bound.
+        InputError: an unknown behaviour, a setting out of range, or a port that cannot be bound.
     """
     if behavior not in BEHAVIORS:
         raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join(BEHAVIORS)}")
-    if latency_s < 0 or fail_429_every < 0 or fail_500_every < 0 or not 0 <= port <= 65535:
-        raise InputError("latency, failure periods and port must not be negative (0 turns a failure off; port 0 picks a free one)")
+    for option, value, ok, expected in (
+            ("--port", port, 0 <= port <= 65535, "give 0-65535 (0 picks a free one)"),
+            ("--latency", latency_s, math.isfinite(latency_s) and 0 <= latency_s <= MAX_LATENCY_S,
+             f"give seconds from 0 to {MAX_LATENCY_S:g}"),
+            ("--fail-429-every", fail_429_every, fail_429_every >= 0, "give a period k >= 1, or 0 for never"),
+            ("--fail-500-every", fail_500_every, fail_500_every >= 0, "give a period k >= 1, or 0 for never")):
+        if not ok:
+            raise InputError(f"{option} {value}: {expected}")
     try:
         server = _HTTPServer(port, _Config(behavior, latency_s, fail_429_every, fail_500_every, seed, api_key, log))
     except OSError as exc:

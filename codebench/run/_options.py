@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..types import Limits
+from ..sandbox import MAX_WORKERS
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
 from .spec import MAX_COUNT, MAX_SEED, RunSpec
 
 
@@ -32,10 +33,10 @@ class RunOptions(BaseModel):
     temperature: float = Field(RunSpec.temperature, ge=0, le=2)
     max_tokens: int | None = Field(RunSpec.max_tokens, ge=1)
     seed: int = Field(RunSpec.seed, ge=0, le=MAX_SEED)
-    cpu: float = Field(Limits.cpu_s, gt=0, le=3600)
-    memory: int = Field(Limits.memory_mib, ge=16)
+    cpu: float = Field(Limits.cpu_s, gt=0, le=MAX_CPU_S)
+    memory: int = Field(Limits.memory_mib, ge=MEMORY_MIB_RANGE[0], le=MEMORY_MIB_RANGE[1])
     max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
-    workers: int | None = Field(RunSpec.workers, ge=1, le=1024)
+    workers: int | None = Field(RunSpec.workers, ge=1, le=MAX_WORKERS)
     backend: str = RunSpec.backend
     out: str = str(RunSpec.out)
 

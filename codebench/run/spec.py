@@ -17,7 +17,7 @@ from ..errors import ConfigError, InputError
 from ..modes import get_mode
 from ..records import read_text
 from ..sandbox import BACKENDS
-from ..types import Limits
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
 
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
@@ -67,13 +67,14 @@ def limits_from(cpu: Any, memory: Any) -> Limits:
     """The limits of `--cpu SECONDS --memory MIB`.
 
     Raises:
-        ConfigError: a value that is not a positive number (the message names the option).
+        ConfigError: a value of the wrong type or out of range (the message names the option and the range).
     """
-    for option, value in (("--cpu", cpu), ("--memory", memory)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
-            raise ConfigError(f"{option} {value!r}: give a positive number ({'CPU seconds' if option == '--cpu' else 'MiB'} "
-                              "per instance)")
-    return Limits(cpu_s=float(cpu), memory_mib=int(memory))
+    if isinstance(cpu, bool) or not isinstance(cpu, (int, float)) or not 0 < cpu <= MAX_CPU_S:  # NaN fails too
+        raise ConfigError(f"--cpu {cpu!r}: give a positive number of CPU seconds per instance, at most {MAX_CPU_S:g}")
+    low, high = MEMORY_MIB_RANGE
+    if isinstance(memory, bool) or not isinstance(memory, int) or not low <= memory <= high:
+        raise ConfigError(f"--memory {memory!r}: give MiB per instance, {low}-{high}")
+    return Limits(cpu_s=float(cpu), memory_mib=memory)
 
 
 def parse_range(text: str, option: str, low: int, high: int, most: int = MAX_COUNT) -> list[int]:
@@ -122,8 +123,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
     """Config file values, overridden by the flags given on the command line (None: not given), checked as a whole.
 
     Raises:
-        ConfigError: an unknown option, or a value of the wrong type or range (the message names it, the value and
-            what is expected).
+        ConfigError: an unknown option, a value of the wrong type or range (the message names it, the value and
+            what is expected), or an --out that is not a directory.
     """
     from ._options import RunOptions, first_problem  # deferred: pydantic loads in ~0.1 s
 
@@ -135,6 +136,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
         raise ConfigError(first_problem(exc)) from None
+    if Path(checked.out).exists() and not Path(checked.out).is_dir():
+        raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
     return RunSpec(models=checked.model_names(), base_url=checked.base_url, api_key_env=checked.api_key_env,

@@ -18,6 +18,7 @@ from ..keys import program_key
 from ..types import Batch, Facts, Limits, Program, Result, Task
 
 BACKENDS = ("docker", "local")
+MAX_WORKERS = 1024  # per machine: past this a typo, not a pool
 
 Deliver = Callable[[Result], None]
 
@@ -82,10 +83,10 @@ def get_backend(name: str, limits: Limits | None = None, workers: int | None = N
 
     Raises:
         SandboxUnavailableError: the backend cannot run here (the message says how to fix it).
-        ConfigError: an unknown backend name, or fewer than one worker.
+        ConfigError: an unknown backend name, or a worker count outside 1..MAX_WORKERS.
     """
-    if workers is not None and workers < 1:
-        raise ConfigError(f"--workers {workers}: a sandbox needs at least one worker")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers {workers}: give 1-{MAX_WORKERS} (each worker is a warm container or process)")
     if name == "docker":
         from ._docker import DockerBackend
 
@@ -97,4 +98,4 @@ def get_backend(name: str, limits: Limits | None = None, workers: int | None = N
     raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "Deliver", "SandboxBackend", "get_backend"]
+__all__ = ["BACKENDS", "MAX_WORKERS", "Deliver", "SandboxBackend", "get_backend"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,7 @@ import docker
 import docker.errors
 from docker.types import LogConfig
 
-from ..errors import SandboxUnavailableError
+from ..errors import InputError, SandboxUnavailableError
 from ..types import Limits
 from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, sweep_orphans
 
@@ -21,6 +22,11 @@ SOURCE_ROOT = Path(__file__).resolve().parents[2]
 IMAGE_FILES = ("Dockerfile.sandbox", "sandbox_images/supervisor.py", "sandbox_images/bootstrap-base.sh")
 
 Log = Callable[[str], None]
+
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_REFERENCE = re.compile(  # Docker's reference grammar: [domain[:port]/]path[:tag][@digest]
+    rf"(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?::[0-9]+)?/)?"
+    rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(?:@sha256:[0-9a-f]{{64}})?")
 
 
 def image_digest() -> str:
@@ -68,11 +74,17 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
     """Build the sandbox image unless an identical one exists; returns the tag.
 
     Raises:
+        InputError: `base` is not an image reference.
         SandboxUnavailableError: no engine, no base image obtainable, or the build failed.
     """
+    if base is not None and not _REFERENCE.fullmatch(base):
+        raise InputError(f"--base {base!r} is not an image reference: give one such as python:3.11-slim "
+                         "or registry.example:5000/team/python:3.11")
     client = connect()
     try:
         return _build(client, base, tag, force, log)
+    except docker.errors.APIError as exc:
+        raise SandboxUnavailableError(f"the engine refused the build: {exc.explanation or exc}") from None
     finally:
         client.close()
 

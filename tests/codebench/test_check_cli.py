@@ -58,24 +58,3 @@ def test_without_baseline_any_failure_exits_1_and_json_lists_it(programs: tuple[
     report = json.loads(out)
     assert code == 1 and [r["status"] for r in report["results"]] == ["rule_violation"]
     assert report["results"][0]["issues"][0]["code"] == "goal_not_reached"
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--puzzle", "towers"], "unknown puzzle 'towers'"),
-        (["--puzzle", "hanoi", "--levels", "1-x"], "--levels '1-x'"),
-        (["--puzzle", "hanoi", "--backend", "vm"], "--backend 'vm'"),
-        (["--puzzle", "hanoi", "--update-baseline"], "--update-baseline needs --baseline"),
-    ],
-)
-def test_usage_errors_exit_2(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, _, err = run_cli(capsys, "check", str(programs[0]), *argv)
-    assert code == 2 and message in " ".join(err.split())
-
-
-def test_missing_engine_exits_3_with_the_fix(programs: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    code, _, err = run_cli(capsys, "check", str(programs[0]), "--puzzle", "hanoi", "--levels", "1", "--seeds", "1")
-    assert code == 3 and "ensure-docker" in err

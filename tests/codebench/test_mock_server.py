@@ -188,7 +188,7 @@ def test_the_server_listens_on_127_0_0_1_only(server: MockServer) -> None:
 def test_bad_settings_and_a_taken_port_are_input_errors(server: MockServer) -> None:
     with pytest.raises(InputError, match="behaviour 'genius' is unknown: choose one of oracle, slow, wrong"):
         start_mock_server(behavior="genius")
-    with pytest.raises(InputError, match="must not be negative"):
+    with pytest.raises(InputError, match="--latency -1: give seconds from 0 to 3600"):
         start_mock_server(latency_s=-1)
     port = int(server.url.rsplit(":", 1)[1].split("/")[0])
     with pytest.raises(InputError, match=f"cannot listen on 127.0.0.1:{port}: .*pick another --port"):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench.errors import SchemaVersionError, StoreError
+from codebench.errors import SchemaVersionError
 from codebench.run.spec import RunSpec
 from codebench.run.store import SCHEMA_VERSION, Store
 from codebench.sandbox._fake import FakeBackend
@@ -107,31 +107,3 @@ def test_a_newer_schema_is_refused_with_what_to_do(tmp_path: Path, capsys: pytes
         Store(folder / "run.sqlite")
     code, _, err = run_cli(capsys, "report", str(folder))
     assert code == 2 and err.startswith("error:") and "newer codebench" in err
-
-
-@pytest.mark.parametrize("content", [b"", b"garbage, not a database" * 100, "foreign"])
-def test_files_that_are_not_codebench_runs_are_refused_and_left_as_they_were(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | str) -> None:
-    path = tmp_path / "run.sqlite"
-    if content == "foreign":
-        with sqlite3.connect(path) as db:
-            db.execute("CREATE TABLE notes (body TEXT)")
-    else:
-        path.write_bytes(content)  # type: ignore[arg-type]
-    before = path.read_bytes()
-    code, out, err = run_cli(capsys, "report", str(tmp_path))
-    assert code == 2 and err.startswith("error:") and "Traceback" not in err + out
-    if content != b"":  # an empty file is where a run may start: only the writer may use it
-        with pytest.raises(StoreError):
-            Store(path)
-    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["run.sqlite"]
-
-
-@pytest.mark.parametrize("value", ["not json", '{"base_url": 1}', '{"base_url": "x", "limits": {"cpu_s": "fast"}}', "[1, 2]"])
-def test_a_run_document_of_the_wrong_shape_is_a_damaged_store(tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
-    folder = v1_copy(tmp_path)
-    Store(folder / "run.sqlite").close()
-    with sqlite3.connect(folder / "run.sqlite") as db:
-        db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (value,))
-    code, out, err = run_cli(capsys, "report", str(folder))
-    assert code == 2 and err.startswith("error: ") and "is damaged" in err and "Traceback" not in err + out

@@ -1,4 +1,4 @@
-"""`codebench run` options without a model or a sandbox: --dry-run, --config, usage errors."""
+"""`codebench run` without a model or a sandbox: --dry-run, --config, and options refused before anything is written."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from .cli import run_cli
+from ..cli import run_cli
+from .refusal import refused
 
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens: a dry run must not call it
 
@@ -42,16 +43,32 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--levels", "3-1"], "must go upwards within 1-6"),
         (["--api-key-env", "CODEBENCH_NO_SUCH_VARIABLE"], "CODEBENCH_NO_SUCH_VARIABLE"),
         (["--cpu", "-1"], "run option cpu=-1.0: input should be greater than 0"),
+        (["--cpu", "inf"], "run option cpu=inf"),
+        (["--workers", "5000"], "run option workers=5000: input should be less than or equal to 1024"),
+        (["--max-connections", "0"], "run option max_connections=0: input should be greater than or equal to 1"),
+        (["--backend", "nope"], "--backend 'nope': choose one of docker, local"),
+        (["--temperature", "9"], "run option temperature=9.0: input should be less than or equal to 2"),
+        (["--seeds", "1"], "No such option: --seeds"),
+        (["--config", "/dev/zero"], "/dev/zero is larger than 256 MiB"),
+        (["--config", "missing.yaml"], "cannot read --config missing.yaml"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, _, err = run_cli(capsys, "run", "--model", "m", "--base-url", DEAD_URL, *argv, "--out", str(tmp_path), "--dry-run")
-    assert code == 2 and message in " ".join(err.split())
+    refused(capsys, "run", "--model", "m", "--base-url", DEAD_URL, *argv, "--out", str(tmp_path / "out"), "--dry-run",
+            contains=message, inputs=(tmp_path,))
+    refused(capsys, "run", "--model", "m", "--base-url", DEAD_URL, *argv, "--out", str(tmp_path / "out"),
+            contains=message, inputs=(tmp_path,))  # and without --dry-run: refused before the run database exists
+
+
+def test_an_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "results.txt"
+    taken.write_text("keep me\n")
+    refused(capsys, "run", "--model", "m", "--base-url", DEAD_URL, "--out", str(taken),
+            contains=f"--out {taken} is not a directory", inputs=(tmp_path,))
 
 
 def test_report_of_a_folder_without_a_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(capsys, "report", str(tmp_path))
-    assert code == 2 and "holds no run.sqlite" in " ".join(err.split())
+    refused(capsys, "report", str(tmp_path), contains="holds no run.sqlite", inputs=(tmp_path,))
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -72,13 +89,12 @@ def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, cap
                                                               message: str) -> None:
     config = tmp_path / "run.yaml"
     config.write_text(text)
-    code, out, err = run_cli(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"))
-    assert code == 2 and err.startswith("error: ") and message in " ".join(err.split()) and len(err.strip().split("\n")) == 1
-    assert not (tmp_path / "out").exists() and config.read_text() == text
+    refused(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"), contains=message,
+            inputs=(tmp_path,))
 
 
 def test_a_binary_config_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "run.yaml"
     config.write_bytes(bytes(range(256)))
-    code, _, err = run_cli(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"))
-    assert code == 2 and "cannot read --config" in err
+    refused(capsys, "run", "--config", str(config), "--dry-run", "--out", str(tmp_path / "out"), contains="cannot read --config",
+            inputs=(tmp_path,))

@@ -1,0 +1,33 @@
+"""Fixtures shared by the entry-point modules: small record files made by the CLI itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..cli import run_cli
+
+
+@pytest.fixture
+def records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """Three Hanoi level-1 records, without answers."""
+    path = tmp_path / "x.jsonl"
+    code, _, _ = run_cli(capsys, "puzzles", "generate", "hanoi", "--level", "1", "--count", "3", "-o", str(path))
+    assert code == 0
+    return path
+
+
+@pytest.fixture
+def edited(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """edited(puzzle, level, **instance_changes) → a one-record file whose instance has those fields replaced."""
+    def make(puzzle: str, level: int = 1, **changes: object) -> Path:
+        code, out, _ = run_cli(capsys, "puzzles", "generate", puzzle, "--level", str(level))
+        assert code == 0
+        record = json.loads(out)
+        record["instance"].update(changes)
+        path = tmp_path / f"{puzzle}-edited.jsonl"
+        path.write_text(json.dumps(record) + "\n")
+        return path
+    return make

@@ -1,0 +1,31 @@
+"""`codebench sandbox build|doctor|cleanup`: a base that is no image reference is a usage error (before any engine
+call); without an engine each command exits 3 with the fix, in one line (doctor as its one FAIL line)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ..cli import run_cli
+from .refusal import refused
+
+NO_ENGINE = "unix:///nonexistent/docker.sock"
+
+
+@pytest.mark.parametrize("base", ["", "[red]x", "UPPER", "a b", "python:", "x" * 300 + ":" + "t" * 200])
+def test_a_base_that_is_not_an_image_reference(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, base: str) -> None:
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)  # refused before the engine is asked
+    refused(capsys, "sandbox", "build", "--base", base, contains=f"--base {base!r} is not an image reference")
+
+
+@pytest.mark.parametrize("command", [["build"], ["build", "--base", "registry.example:5000/team/python:3.11"], ["cleanup"],
+                                     ["cleanup", "--all"]])
+def test_without_an_engine(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
+    refused(capsys, "sandbox", *command, code=3, contains="start the Docker engine: sudo scripts/ensure-docker")
+
+
+def test_doctor_without_an_engine(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
+    code, out, err = run_cli(capsys, "sandbox", "doctor")
+    assert code == 3 and err == "" and " ".join(out.split()).startswith("FAIL engine: no Docker engine at " + NO_ENGINE)
+    assert "sudo scripts/ensure-docker" in " ".join(out.split())
