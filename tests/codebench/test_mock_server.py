@@ -198,7 +198,8 @@ def test_bad_settings_and_a_taken_port_are_input_errors(server: MockServer) -> N
 def test_the_command_serves_until_interrupted() -> None:
     script = "import typer; from codebench.cli._mock import mock_server_command; typer.run(mock_server_command)"
     with subprocess.Popen([sys.executable, "-c", script, "--port", "0", "--behavior", "wrong"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True) as process:
+                          stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as process:  # as a terminal's child
         try:
             assert process.stdout is not None
             url = re.search(r"listening on (\S+)", process.stdout.readline()).group(1)  # type: ignore[union-attr]
