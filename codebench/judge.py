@@ -13,7 +13,7 @@ from typing import Any
 
 from puzzles import Issue, IssueCode, Puzzle, Verdict
 
-from .types import Facts, Limits, Outcome, ResultKind, Status
+from .types import Facts, Limits, Outcome, ResultKind, Status, harmless
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
     if facts.infra_error:
         return _Call(Status.SANDBOX_ERROR, facts.infra_error)
     if kind == ResultKind.SYNTAX_ERROR:
-        return _Call(Status.SYNTAX_ERROR, facts.result.get("message", ""))
+        return _Call(Status.SYNTAX_ERROR, _said(facts, "message"))
     if facts.killed == "wall_limit":
         return _Call(Status.TIMEOUT, "wall_limit")
     if facts.killed == "cpu_limit" or facts.cpu_s >= limits.cpu_limit_s or facts.signal == signal.SIGXCPU:
@@ -58,7 +58,7 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
     if kind in (ResultKind.GARBLED, ResultKind.TOO_LARGE):
         return _Call(Status.RUNTIME_ERROR, f"bad_result:{kind}")
     if kind == ResultKind.NOT_JSON:
-        message = f"solve returned a {facts.result.get('type')} value, which is not JSON ({facts.result.get('message', '')})"
+        message = f"solve returned a {_said(facts, 'type')} value, which is not JSON ({_said(facts, 'message')})"
         return _Call(Status.RULE_VIOLATION, "not_json", Verdict(False, (Issue(IssueCode.MALFORMED, message),)))
     return None
 
@@ -73,11 +73,17 @@ def _validate(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any]) -> _C
 
 
 def _exception_detail(facts: Facts) -> str:
-    name = facts.result.get("type", "Exception")
+    name = _said(facts, "type") or "Exception"
     if facts.phase == "load" and name in ("ModuleNotFoundError", "ImportError"):
-        module = facts.result.get("message", "").split("'")
+        module = _said(facts, "message").split("'")
         return f"import:{module[1] if len(module) > 1 else name}"
     return f"exception:{name}"
+
+
+def _said(facts: Facts, field: str) -> str:
+    """A string the program's child reported about itself, made harmless to print (it chose every character)."""
+    value = facts.result.get(field)
+    return harmless(value) if isinstance(value, str) else ""
 
 
 def _signal_name(number: int) -> str:

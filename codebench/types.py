@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -122,6 +123,8 @@ class Facts:
     stderr_bytes: int = 0
     leftovers: int = 0  # processes of the program still alive after it finished (all killed)
     survivors: int = 0  # processes that could not be killed: the container is recycled
+    clean: bool = True  # the supervisor proved the slate clean afterwards; False: the worker is rebuilt before reuse
+    clean_s: float = 0.0  # the supervisor's time to kill what was left, reset the writable places and check them
     infra_error: str | None = None
 
     @classmethod
@@ -297,3 +300,13 @@ class ExecutionRow:
     status: str  # a Status value (older stores or other tools may hold others: reported as they are)
     detail: str
     complexity: float | None  # the instance's scalar λ; None → the level number
+
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def harmless(text: str) -> str:
+    """`text` with each control character (ESC, NUL, CR, C1 codes, lone surrogates) written as a visible escape
+    (\\x1b, \\ud800): a program's strings can then neither drive a terminal nor make an XML file invalid.
+    Tabs and newlines stay."""
+    return _UNSAFE.sub(lambda match: repr(match.group())[1:-1], text)

@@ -19,6 +19,7 @@ solver; after every run each process of the solver uid is killed and its scratch
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -42,15 +43,20 @@ _EXIT = os._exit
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
+MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as ASCII) is smaller; a larger one was forged
+TEXT_FIELDS = {"type": 100, "message": 300, "traceback": 3000}  # what a result header may say, clipped
 SHARED_DIRS = ("/dev/shm", "/dev/mqueue")  # writable by any uid, outside the wiped folder
 IPC_KINDS = ("shm", "msg", "sem")  # System V objects outlive their creator unless removed
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
              "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
-def send(message: dict) -> None:
-    data = json.dumps(message).encode()
+def send(message: dict, attachment: bytes | memoryview = b"") -> None:
+    """One JSON frame; `attachment` (an answer's raw bytes) follows as a frame of its own, never re-encoded."""
+    data = json.dumps({**message, "attachment": len(attachment)}).encode()
     sys.stdout.buffer.write(HEADER.pack(len(data)) + data)
+    sys.stdout.buffer.write(HEADER.pack(len(attachment)))
+    sys.stdout.buffer.write(attachment)
     sys.stdout.buffer.flush()
 
 
@@ -95,39 +101,43 @@ class Supervisor:
         self.limits: dict = {}
 
     # -- requests ------------------------------------------------------------------------------
-    def load(self, request: dict) -> dict:
-        self.entry, self.limits = request["entry"], request["limits"]
-        try:
-            self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
-            self.code = None
-            where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
-            message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}{where}"
-            return {"facts": {"result": {"kind": "syntax_error", "type": type(exc).__name__, "message": message}}}
-        return {"facts": self.execute(None)}
+    def load(self, request: dict) -> tuple[dict, bytes]:
+        """Compile and import the program in a child first (under its limits: a compile that recurses, or eats
+        memory, fails there as the program's own); only a program that compiled there is compiled here."""
+        self.entry, self.limits, self.code = request["entry"], request["limits"], None
+        facts, body = self.execute(None, request["source"])
+        if facts["result"].get("kind") != "syntax_error" and not facts["killed"] and not facts["oom"]:
+            try:
+                self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
+            except BaseException as exc:  # noqa: B036 — it compiled in the child; still, never our crash
+                facts["result"] = compile_failure(exc)
+        return {"facts": facts}, body
 
-    def run(self, request: dict) -> dict:
+    def run(self, request: dict) -> tuple[dict, bytes]:
         if self.code is None:
-            return {"error": "no program loaded"}
-        return {"facts": self.execute(json.dumps(request["instance"]).encode())}
+            return {"error": "no program loaded"}, b""
+        facts, body = self.execute(json.dumps(request["instance"]).encode())
+        return {"facts": facts}, body
 
     # -- one child -----------------------------------------------------------------------------
-    def execute(self, instance: bytes | None) -> dict:
-        """Fork a child that imports the program (and solves `instance` unless None); record facts."""
+    def execute(self, instance: bytes | None, source: str | None = None) -> tuple[dict, bytes]:
+        """Fork a child that imports the program (compiling `source` first if given) and solves `instance` unless
+        None; returns the facts and the answer's bytes."""
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "result")}
         oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            self.child(instance, pipes)
+            self.child(instance, pipes, source)
         for _, write_end in pipes.values():
             os.close(write_end)
-        facts = self.watch(pid, {name: fds[0] for name, fds in pipes.items()}, started, cpu_before)
+        facts, body = self.watch(pid, {name: fds[0] for name, fds in pipes.items()}, started, cpu_before)
         facts["oom"] = self.oom_kills() > oom_before
-        facts.update(self.clean())
-        return facts
+        cleaning = time.monotonic()
+        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
+        return facts, body
 
-    def child(self, instance: bytes | None, pipes: dict) -> None:
+    def child(self, instance: bytes | None, pipes: dict, source: str | None) -> None:
         """In the forked child: become the solver, then run untrusted code. Never returns."""
         try:
             os.setsid()
@@ -147,7 +157,14 @@ class Supervisor:
         result = open(RESULT_FD, "wb", closefd=False)
         header: dict = {"kind": "answer"}
         body = b""
+        if source is not None:
+            try:
+                self.code = compile(source, "solver.py", "exec", dont_inherit=True)
+            except BaseException as exc:  # noqa: B036 — SyntaxError, NUL bytes, RecursionError, MemoryError: all the program's
+                header = compile_failure(exc)
         try:
+            if header["kind"] != "answer":
+                raise _Reported
             module = types.ModuleType("__solver__")  # importable by name: pickle (multiprocessing) finds its functions
             sys.modules[module.__name__] = module
             namespace = module.__dict__
@@ -163,10 +180,11 @@ class Supervisor:
                 try:
                     body = json.dumps(answer, allow_nan=False).encode()
                 except (TypeError, ValueError, RecursionError) as exc:
-                    header = {"kind": "not_json", "type": type(answer).__name__, "message": str(exc)[:300]}
+                    header = {"kind": "not_json", "type": type(answer).__name__[:100], "message": _text(exc)}
+        except _Reported:
+            pass
         except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
-            header = {"kind": "exception", "type": type(exc).__name__, "message": str(exc)[:300],
-                      "traceback": traceback.format_exc()[-3000:]}
+            header = {"kind": "exception", "type": type(exc).__name__[:100], "message": _text(exc), "traceback": _traceback()}
         for stream in (stdout, stderr):  # ours: the program may have closed fd 1 or replaced sys.stdout
             try:
                 stream.flush()
@@ -245,7 +263,9 @@ class Supervisor:
         _, status, usage = os.wait4(pid, 0)
         for fd in fds.values():
             os.close(fd)
+        header, body = parse_result(result, limits["answer_bytes"])
         return {
+            "result": header,
             "killed": killed,
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -254,8 +274,7 @@ class Supervisor:
             "peak_mib": round(usage.ru_maxrss / 1024, 1),
             "stdout": captures["stdout"].text(), "stdout_bytes": captures["stdout"].total,
             "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total,
-            "result": parse_result(bytes(result), limits["answer_bytes"]),
-        }
+        }, body
 
     def take(self, stream: str, data: bytes, captures: dict, result: bytearray) -> str | None:
         """Keep a chunk of output; returns the kill reason when it crosses that stream's cap."""
@@ -273,22 +292,24 @@ class Supervisor:
             _as_solver(self.solver, _kill_all_of_my_uid)
 
     def clean(self) -> dict:
-        """Kill every process the program left and wipe its files; count what was left and what survived."""
+        """Kill every process the program left and reset every place it could write, then prove the slate clean:
+        `clean` False means something survived the reset, and the host recycles the worker instead of reusing it."""
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
         left = count()
-        if left == 0 and self.scratch_is_clean():
-            return {"leftovers": 0, "survivors": 0}  # the common case costs no extra fork
+        if left == 0 and self.slate_is_clean():
+            return {"leftovers": 0, "survivors": 0, "clean": True}  # the common case costs no extra fork
         if self.solver is None:
             _kill_descendants()
-            _wipe(self.wipe)
+            _empty(self.wipe)
         else:
             _as_solver(self.solver, self.reset_as_solver)
         _reap_orphans()
-        return {"leftovers": left, "survivors": count()}
+        survivors = count()
+        return {"leftovers": left, "survivors": survivors, "clean": survivors == 0 and self.slate_is_clean()}
 
-    def scratch_is_clean(self) -> bool:
+    def slate_is_clean(self) -> bool:
         """True when the wiped folder holds nothing but an empty scratch folder and, with a solver uid, no
-        shared memory or IPC object is left (unreadable counts as dirty)."""
+        shared memory, message queue or System V IPC object is left (anything unreadable counts as dirty)."""
         try:
             inside = os.listdir(self.wipe)
             files = (inside == [] or inside == [os.path.basename(self.scratch)]) and os.listdir(self.scratch) == []
@@ -300,7 +321,7 @@ class Supervisor:
 
     def reset_as_solver(self) -> None:
         _kill_all_of_my_uid()
-        _wipe(self.wipe)
+        _empty(self.wipe)
         _remove_shared()
         os.makedirs(self.scratch, exist_ok=True)
 
@@ -342,22 +363,55 @@ def _read(fd: int) -> bytes | None:
         return None
 
 
-def parse_result(data: bytes, limit: int) -> dict:
-    """The child's result frame: a JSON header line, then the answer's JSON text."""
+def parse_result(data: bytearray, limit: int) -> tuple[dict, bytes | memoryview]:
+    """The child's result frame, (header, answer bytes): a JSON header line, then the answer's JSON text.
+
+    Total over whatever the program wrote to fd 3 instead: the header is size-checked before it is parsed,
+    its parse cannot recurse out, and only the known fields, as clipped strings, pass on.
+    """
     if not data:
-        return {"kind": "none"}
+        return {"kind": "none"}, b""
     if len(data) > limit:
-        return {"kind": "too_large", "bytes": len(data)}
-    header, _, body = data.partition(b"\n")
+        return {"kind": "too_large", "bytes": len(data)}, b""
+    end = data.find(b"\n", 0, MAX_HEADER + 1)
+    if end < 0:
+        return {"kind": "garbled"}, b""
     try:
-        parsed = json.loads(header)
-    except ValueError:
-        return {"kind": "garbled"}
-    if not isinstance(parsed, dict) or parsed.get("kind") not in ("answer", "loaded", "no_code", "not_json", "exception"):
-        return {"kind": "garbled"}
-    if parsed["kind"] == "answer":
-        parsed["answer"] = body.decode("utf-8", "replace")
-    return parsed
+        parsed = json.loads(bytes(data[:end]))
+    except (ValueError, RecursionError):
+        return {"kind": "garbled"}, b""
+    if not isinstance(parsed, dict) or parsed.get("kind") not in ("answer", "loaded", "no_code", "not_json", "exception",
+                                                                  "syntax_error"):
+        return {"kind": "garbled"}, b""
+    header = {"kind": parsed["kind"]}
+    header.update((name, parsed[name][:size]) for name, size in TEXT_FIELDS.items() if isinstance(parsed.get(name), str))
+    return header, memoryview(data)[end + 1:] if header["kind"] == "answer" else b""  # no copy of a large answer
+
+
+def compile_failure(exc: BaseException) -> dict:
+    """Any exception compile() raised, as the program's syntax error."""
+    where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+    detail = exc.msg if isinstance(exc, SyntaxError) else _text(exc) or "the source cannot be compiled"
+    return {"kind": "syntax_error", "type": type(exc).__name__, "message": f"{type(exc).__name__}: {detail}{where}"[:300]}
+
+
+class _Reported(Exception):
+    """The child's header is already decided (a compile failure): skip running the program."""
+
+
+def _text(exc: BaseException) -> str:
+    """str(exc), clipped; a program's exception may make str() raise, or return a huge string."""
+    try:
+        return str(exc)[:300]
+    except BaseException:  # noqa: B036
+        return "(the exception cannot be shown)"
+
+
+def _traceback() -> str:
+    try:
+        return traceback.format_exc()[-3000:]
+    except BaseException:  # noqa: B036 — a program's frames may break formatting
+        return ""
 
 
 def _prctl(option: int, value: int) -> None:
@@ -464,20 +518,49 @@ def _remove_shared() -> None:
     import ctypes
 
     for folder in SHARED_DIRS:
-        _wipe(folder)
+        _empty(folder)
     libc = ctypes.CDLL(None, use_errno=True)
     for kind, control in zip(IPC_KINDS, (libc.shmctl, libc.msgctl, libc.semctl)):
         for ident in _ipc_ids(kind, os.getuid()):
             control(ident, 0, 0)  # IPC_RMID is 0: shmctl/msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID)
 
 
-def _wipe(path: str) -> None:
-    for root, dirs, files in os.walk(path, topdown=False):
-        for name in files:
-            _quietly(os.unlink, os.path.join(root, name))
-        for name in dirs:
-            target = os.path.join(root, name)
-            _quietly(os.unlink if os.path.islink(target) else os.rmdir, target)
+def _empty(top: str) -> None:
+    """Remove everything in `top` this uid owns, however deep or locked: no recursion and no long paths.
+
+    Each folder is made ours to list (u+rwx), its files are unlinked and its sub-folders moved up into `top`, to be
+    emptied in turn; then it is removed. Nothing of the program runs meanwhile (its processes are dead).
+    """
+    moved = (f".codebench-empty-{os.getpid()}-{number}" for number in itertools.count())
+    queue: list[str | None] = [None]  # None: `top` itself; else a folder directly in it
+    while queue:
+        name = queue.pop()
+        here = top if name is None else os.path.join(top, name)
+        if name is not None:
+            _quietly(lambda path: os.chmod(path, 0o700), here)
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue  # left for the check that follows
+        for entry in entries:
+            try:
+                folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not folder:
+                _quietly(os.unlink, entry.path)
+            elif name is None:
+                queue.append(entry.name)
+            else:
+                target = next(moved)
+                try:
+                    os.chmod(entry.path, 0o700)  # moving a folder rewrites its "..": it must be writable
+                    os.rename(entry.path, os.path.join(top, target))
+                    queue.append(target)
+                except OSError:
+                    pass
+        if name is not None:
+            _quietly(os.rmdir, here)
 
 
 def _quietly(action, path: str) -> None:
@@ -507,10 +590,10 @@ def main() -> None:
     while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
         if request.get("op") == "bye":
             break
-        handler = {"hello": lambda _: hello, "load": supervisor.load, "run": supervisor.run}.get(request.get("op"))
-        send(handler(request) if handler else {"error": f"unknown op {request.get('op')!r}"})
-    supervisor.clean()  # leave nothing of the solver behind, then say so: the next session may start
-    send({"bye": True})
+        handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run}.get(request.get("op"))
+        send(*(handler(request) if handler else ({"error": f"unknown op {request.get('op')!r}"}, b"")))
+    # leave nothing of the solver behind, then say whether that is proven: the next session shares this uid
+    send({"bye": True, **supervisor.clean()})
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from ..judge import judge_execution
 from ..keys import program_key
 from ..records import read_text
 from ..sandbox import SandboxBackend
-from ..types import Batch, Outcome, Program, Status, Task
+from ..types import Batch, Outcome, Program, Status, Task, harmless
 
 BASELINE_VERSION = 1
 
@@ -92,10 +92,10 @@ def junit_xml(puzzle: str, results: Sequence[CheckResult]) -> bytes:
         case = ElementTree.SubElement(suite, "testcase", classname=f"{puzzle}.L{result.level}", name=result.record_id,
                                       time=f"{result.outcome.wall_s:.3f}")
         status = result.outcome.status
-        if status != Status.LEGAL:
+        if status != Status.LEGAL:  # the program chose the detail and the stderr: no character may break the XML
             tag = "error" if status == Status.SANDBOX_ERROR else "failure"
-            element = ElementTree.SubElement(case, tag, type=str(status), message=f"{status}: {result.outcome.detail}")
-            element.text = "\n".join(issue.message for issue in result.outcome.issues) or result.outcome.stderr[-2000:]
+            element = ElementTree.SubElement(case, tag, type=str(status), message=harmless(f"{status}: {result.outcome.detail}"))
+            element.text = harmless("\n".join(issue.message for issue in result.outcome.issues) or result.outcome.stderr[-2000:])
     root = ElementTree.Element("testsuites")
     root.append(suite)
     return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)

@@ -38,8 +38,8 @@ class FakeSession:
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
         return self.worker.handler(self.source, instance)
 
-    def close(self) -> None:
-        pass
+    def close(self) -> bool:
+        return True
 
 
 class FakeWorker:

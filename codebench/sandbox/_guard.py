@@ -126,17 +126,21 @@ class _GuardPolicy(RestrictingNodeTransformer):
 def check(source: str) -> Facts | None:
     """Load facts that stop the program before it runs, or None when the guard has no objection.
 
-    A source that does not parse passes: the supervisor reports the syntax error like every backend.
+    A source that does not parse (too deep to parse included) passes: the supervisor reports the syntax error like
+    every backend. A tree too deep for the guard to walk is refused: what the guard cannot read does not run.
     """
     try:
         tree = ast.parse(source, "solver.py")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    result = compile_restricted_exec(tree, "solver.py", policy=_GuardPolicy)
-    if not result.errors:
+    try:
+        errors = compile_restricted_exec(tree, "solver.py", policy=_GuardPolicy).errors
+    except (RecursionError, MemoryError):
+        errors = ["Line 1: the program is nested too deeply for the guard to read, and is refused by the local sandbox's guard"]
+    if not errors:
         return None
-    first = result.errors[0]
+    first = errors[0]
     kind = "ImportError" if "import of '" in first else GUARD_ERROR
-    report = "\n".join(result.errors)
+    report = "\n".join(errors)
     return Facts(phase="load", result={"kind": "exception", "type": kind, "message": first.split(": ", 1)[-1]},
                  stderr=f"The local sandbox's guard refused the program before running it:\n{report}\n")

@@ -114,13 +114,13 @@ class WatchedSession(Session):
             return replace(facts, oom=True)
         return replace(facts, killed=reason) if reason and not facts.killed else facts
 
-    def close(self) -> None:
+    def close(self) -> bool:
         try:
             stray = self.watchdog.program(psutil.Process(self.pid))
         except psutil.Error:
             stray = []
         try:
-            super().close()
+            return super().close()  # every session has its own folder and supervisor: nothing is reused either way
         finally:
             kill(stray)  # a supervisor that had to be killed could not clean up after its program
             if self.watchdog.uid is not None:

@@ -31,7 +31,7 @@ class WorkerSession(Protocol):
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts: ...
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts: ...
-    def close(self) -> None: ...
+    def close(self) -> bool: ...  # True: the slate is proven clean for the next session
 
 
 class Worker(Protocol):
@@ -157,7 +157,7 @@ class _Lane:
             except (SessionBroken, SandboxError, OSError) as exc:
                 facts = Facts.infrastructure("run", f"{type(exc).__name__}: {exc}")
                 self.discard()
-        if facts.survivors:  # something of the program outlived the kill: start afresh
+        if facts.survivors or not facts.clean:  # something of the program outlived the reset: start afresh
             self.discard()
         return facts
 
@@ -176,7 +176,11 @@ class _Lane:
                 log.warning("recycling a sandbox worker failed (%s); it is retried on the next task", exc)
 
     def end(self) -> None:
-        """Close the session cleanly: the supervisor kills and wipes what the program left."""
+        """Close the session cleanly: the supervisor kills and wipes what the program left; a slate it cannot prove
+        clean means the worker is rebuilt before the next program."""
         session, self.session, self.loaded = self.session, None, None
-        if session is not None:
-            session.close()
+        if session is not None and not session.close() and not self.closing.is_set():
+            try:
+                self.worker.recycle()
+            except SandboxError as exc:
+                log.warning("recycling a sandbox worker failed (%s); it is retried on the next task", exc)

@@ -14,7 +14,7 @@ import subprocess
 import time
 from typing import Any, Protocol
 
-from ..types import Facts, Limits
+from ..types import Facts, Limits, ResultKind
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 512 << 20  # a reply holds at most the answer cap plus excerpts; anything larger is garbage
@@ -83,7 +83,7 @@ class Session:
         self.transport = transport
         try:
             self._send({"op": "hello"})
-            hello = self._receive(time.monotonic() + READY_TIMEOUT_S)
+            hello, _ = self._receive(time.monotonic() + READY_TIMEOUT_S)
             if not hello.get("ready"):
                 raise SessionBroken(f"unexpected greeting {hello!r}")
         except SessionBroken:
@@ -92,20 +92,20 @@ class Session:
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
         """Compile and probe-import the program; `enforced` is what the supervisor applies to each child."""
-        reply = self._request({"op": "load", "source": source, "entry": entry, "limits": enforced}, limits)
-        return Facts.from_supervisor("load", reply["facts"])
+        return self._request("load", {"op": "load", "source": source, "entry": entry, "limits": enforced}, limits)
 
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
-        reply = self._request({"op": "run", "instance": instance}, limits)
-        return Facts.from_supervisor("run", reply["facts"])
+        return self._request("run", {"op": "run", "instance": instance}, limits)
 
-    def close(self) -> None:
-        """Wait until the supervisor has killed and wiped what the program left: the next session shares its uid."""
+    def close(self) -> bool:
+        """Wait until the supervisor has killed and wiped what the program left; True when it proved the slate
+        clean (the next session shares its uid), False when the worker must be rebuilt first."""
         try:
             self._send({"op": "bye"})
-            self._receive(time.monotonic() + BYE_TIMEOUT_S)
+            reply, _ = self._receive(time.monotonic() + BYE_TIMEOUT_S)
+            return reply.get("clean") is True
         except SessionBroken:
-            pass  # already gone; a worker whose supervisor is gone gets recycled on its next use
+            return False  # already gone: nothing proved
         finally:
             self.transport.close()
 
@@ -113,21 +113,32 @@ class Session:
         data = json.dumps(message).encode()
         self.transport.send(HEADER.pack(len(data)) + data)
 
-    def _request(self, message: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    def _request(self, phase: str, message: dict[str, Any], limits: Limits) -> Facts:
         self._send(message)
-        reply = self._receive(time.monotonic() + limits.wall_limit_s + 15.0)  # backstop above the supervisor's own
-        if not isinstance(reply.get("facts"), dict):
-            raise SessionBroken(f"supervisor error: {reply.get('error', reply)!r}")
-        return reply
+        reply, answer = self._receive(time.monotonic() + limits.wall_limit_s + 15.0)  # backstop above the supervisor's own
+        if not isinstance(reply.get("facts"), dict) or not isinstance(reply["facts"].get("result"), dict):
+            raise SessionBroken(f"supervisor error: {str(reply.get('error', reply))[:300]!r}")
+        facts = reply["facts"]
+        if facts["result"].get("kind") == ResultKind.ANSWER:  # the bytes as the program wrote them: the validator decodes
+            facts = {**facts, "result": {**facts["result"], "answer": answer}}
+        return Facts.from_supervisor(phase, facts)
 
-    def _receive(self, deadline: float) -> dict[str, Any]:
+    def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes]:
+        """One reply and its attachment (an answer's bytes, often empty)."""
+        reply = self._frame(deadline)
+        try:
+            reply_object = json.loads(reply)
+        except ValueError as exc:
+            raise SessionBroken(f"garbled frame: {exc}") from None
+        if not isinstance(reply_object, dict):
+            raise SessionBroken("frame is not an object")
+        attachment = self._frame(deadline)
+        if len(attachment) != reply_object.get("attachment"):
+            raise SessionBroken("the attachment does not match its announced size")
+        return reply_object, attachment
+
+    def _frame(self, deadline: float) -> bytes:
         (size,) = HEADER.unpack(self.transport.recv_exact(HEADER.size, deadline))
         if size > MAX_FRAME:
             raise SessionBroken(f"frame of {size} bytes")
-        try:
-            reply = json.loads(self.transport.recv_exact(size, deadline))
-        except ValueError as exc:
-            raise SessionBroken(f"garbled frame: {exc}") from None
-        if not isinstance(reply, dict):
-            raise SessionBroken("frame is not an object")
-        return reply
+        return self.transport.recv_exact(size, deadline)

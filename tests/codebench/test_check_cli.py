@@ -58,3 +58,27 @@ def test_without_baseline_any_failure_exits_1_and_json_lists_it(programs: tuple[
     report = json.loads(out)
     assert code == 1 and [r["status"] for r in report["results"]] == ["rule_violation"]
     assert report["results"][0]["issues"][0]["code"] == "goal_not_reached"
+
+
+SPOOF = '''
+Spoof = type("[green]legal[/green] 1 passed, 0 failed\\x1b[8m", (Exception,), {})
+
+def solve(instance):
+    import sys
+    sys.stderr.write("\\x1b[2J\\x00<junit/>\\r")
+    raise Spoof("\\x1b[8m[bold]ok[/bold]")
+'''
+
+
+@pytest.mark.docker
+def test_a_program_cannot_spoof_the_report_the_json_or_the_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spoof, junit = tmp_path / "spoof.py", tmp_path / "junit.xml"
+    spoof.write_text(SPOOF)
+    common = ["--puzzle", "hanoi", "--levels", "1", "--seeds", "1", "--cpu", "2"]
+    code, out, _ = run_cli(capsys, "check", str(spoof), *common, "--junit", str(junit))
+    assert code == 1 and "\x1b" not in out and "0 passed, 1 failed" in out
+    assert "exception:[green]legal[/green] 1 passed, 0 failed\\x1b[8m" in " ".join(out.split())  # shown as text
+    failure = ElementTree.parse(junit).getroot().find("testsuite/testcase/failure")  # valid XML despite NUL and ESC
+    assert failure is not None and "\\x1b[8m" in failure.get("message", "") and "\\x00<junit/>\\r" in (failure.text or "")
+    code, out, _ = run_cli(capsys, "check", str(spoof), *common, "--json")
+    assert code == 1 and json.loads(out)["results"][0]["detail"].endswith("\\x1b[8m")

@@ -89,6 +89,22 @@ CASES: dict[str, Case] = {
     "not_json.py": Case(S.RULE_VIOLATION, "not_json"),
     "import_error.py": Case(S.RUNTIME_ERROR, "exception:ValueError"),
     "import_missing.py": Case(S.RUNTIME_ERROR, "import:no_such_module_anywhere"),
+    # attacks on the trusted side: the supervisor's parsing and memory, the clean-up, the host's judge and report
+    "forged_deep_result.py": Case(S.RUNTIME_ERROR, "bad_result:garbled"),
+    "forged_deep_answer.py": Case(S.RULE_VIOLATION, "invalid_json"),
+    "forged_invalid_utf8.py": Case(S.RULE_VIOLATION, "invalid_json"),
+    "huge_int_answer.py": Case(S.RULE_VIOLATION, "invalid_json"),
+    "markup_exception.py": Case(S.RUNTIME_ERROR, "exception:[green]legal[/green] 1 passed, 0 failed\\x1b[8m"),  # shown, never rendered
+    "huge_exception_name.py": Case(S.RUNTIME_ERROR, "exception:" + "E" * 100, message="(the exception cannot be shown)"),
+    "unlistable_folder.py": Case(S.LEGAL, then_legal=True),
+    "deep_folders.py": Case(S.LEGAL, then_legal=True),
+    "locked_scratch.py": Case(S.LEGAL, then_legal=True),
+    "deep_attribute_chain": Case(S.SYNTAX_ERROR, "RecursionError:*"),
+    "deep_unary_chain": Case(S.SYNTAX_ERROR, "MemoryError:*"),  # CPython's parser reports its stack overflow so
+}
+GENERATED = {  # programs too large to keep as files: the source is the attack
+    "deep_attribute_chain": "x = None" + ".a" * 100_000 + "\n\ndef solve(instance):\n    return x\n",
+    "deep_unary_chain": "x = " + "-" * 100_000 + "1\n\ndef solve(instance):\n    return x\n",
 }
 HELPERS = {"clean_slate.py", "correct.py", "neighbour.py"}  # used by the tests below, not in the table
 
@@ -98,6 +114,8 @@ SHARED_IMPORT = "from _hanoi import hanoi"
 
 def source(name: str) -> str:
     """A corpus program as the sandbox receives it: one file, with the shared Hanoi solver inlined."""
+    if name in GENERATED:
+        return GENERATED[name]
     shared = (CORPUS / "_hanoi.py").read_text().split("\n", 1)[1]
     return "\n".join(shared if line.startswith(SHARED_IMPORT) else line for line in (CORPUS / name).read_text().split("\n"))
 
@@ -121,7 +139,7 @@ def assert_clean_slate(sandbox: SandboxBackend, after: str) -> None:
 
 def test_every_program_has_an_expectation():
     programs = [path.name for path in CORPUS.glob("*.py") if not path.name.startswith("_")]
-    assert sorted(programs) == sorted(set(CASES) | HELPERS)
+    assert sorted(programs) == sorted(set(CASES) - set(GENERATED) | HELPERS)
 
 
 @pytest.mark.parametrize("program", sorted(CASES))
