@@ -21,9 +21,11 @@ demo: $(BIN)/codebench
 selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest
 
-# Tests need the Docker engine and the sandbox image: start one (installing docker.io if needed), build the other.
+# Tests need the Docker engine and the sandbox image (start one, installing docker.io if needed; build the other),
+# and bubblewrap for the local backend.
 test: $(BIN)/codebench
 	scripts/ensure-docker
+	scripts/ensure-bubblewrap
 	$(BIN)/codebench sandbox build
 	$(BIN)/python -m pytest -q
 

@@ -56,6 +56,7 @@ class ResultKind(StrEnum):
     TOO_LARGE = "too_large"
 
 
+SUPERVISOR_OVERHEAD_MIB = 96  # the warm supervisor (numpy imported) that shares a worker's memory limit
 MAX_CPU_S = 3600.0  # per instance: past an hour a typo, not a limit
 MEMORY_MIB_RANGE = (16, 65536)  # per instance: below, Python itself does not start; above, no machine this runs on
 
@@ -78,6 +79,11 @@ class Limits:
             raise ValueError("cpu_s and wall_s must be positive")
         if min(self.memory_mib, self.output_bytes, self.answer_bytes, self.file_bytes, self.tmpfs_mib, self.processes) <= 0:
             raise ValueError("limits must be positive")
+
+    @property
+    def worker_memory_mib(self) -> int:
+        """A worker's memory limit (container or cgroup): the program's, plus the warm supervisor beside it."""
+        return self.memory_mib + SUPERVISOR_OVERHEAD_MIB
 
     @property
     def wall_limit_s(self) -> float:

@@ -19,6 +19,8 @@ solver; after every run each process of the solver uid is killed and its scratch
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import itertools
 import json
 import os
@@ -40,9 +42,11 @@ except ImportError:
     pass
 
 _EXIT = os._exit
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: every child calls prctl before it runs the program
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
+SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
 MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as ASCII) is smaller; a larger one was forged
 TEXT_FIELDS = {"type": 100, "message": 300, "traceback": 3000}  # what a result header may say, clipped
 SHARED_DIRS = ("/dev/shm", "/dev/mqueue")  # writable by any uid, outside the wiped folder
@@ -54,9 +58,12 @@ CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLA
 def send(message: dict, attachment: bytes | memoryview = b"") -> None:
     """One JSON frame; `attachment` (an answer's raw bytes) follows as a frame of its own, never re-encoded."""
     data = json.dumps({**message, "attachment": len(attachment)}).encode()
-    sys.stdout.buffer.write(HEADER.pack(len(data)) + data)
-    sys.stdout.buffer.write(HEADER.pack(len(attachment)))
-    sys.stdout.buffer.write(attachment)
+    frames = HEADER.pack(len(data)) + data + HEADER.pack(len(attachment))
+    if len(attachment) <= SMALL_ATTACHMENT:  # one write, one stream frame for the host to read
+        sys.stdout.buffer.write(frames + attachment)
+    else:  # a large answer is written from where it lies, never copied
+        sys.stdout.buffer.write(frames)
+        sys.stdout.buffer.write(attachment)
     sys.stdout.buffer.flush()
 
 
@@ -415,9 +422,7 @@ def _traceback() -> str:
 
 
 def _prctl(option: int, value: int) -> None:
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    _LIBC.prctl(option, value, 0, 0, 0)
 
 
 def _as_solver(solver: tuple[int, int], action) -> None:
@@ -515,12 +520,9 @@ def _ipc_ids(kind: str, uid: int) -> list[int]:
 
 def _remove_shared() -> None:
     """As the solver: delete its POSIX shared memory and message queues and its System V objects."""
-    import ctypes
-
     for folder in SHARED_DIRS:
         _empty(folder)
-    libc = ctypes.CDLL(None, use_errno=True)
-    for kind, control in zip(IPC_KINDS, (libc.shmctl, libc.msgctl, libc.semctl)):
+    for kind, control in zip(IPC_KINDS, (_LIBC.shmctl, _LIBC.msgctl, _LIBC.semctl)):
         for ident in _ipc_ids(kind, os.getuid()):
             control(ident, 0, 0)  # IPC_RMID is 0: shmctl/msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID)
 
@@ -586,6 +588,7 @@ def main() -> None:
         os.makedirs(args.scratch, exist_ok=True)
     else:
         _as_solver(solver, supervisor.reset_as_solver)
+    gc.freeze()  # the warm heap is never collected again: a child's collections then leave its pages shared, not copied
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
     while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
         if request.get("op") == "bye":

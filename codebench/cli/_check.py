@@ -75,7 +75,7 @@ def check(
     level_list = parse_range(levels, "--levels", min(puzzle.levels), max(puzzle.levels))
     seed_list = parse_range(seeds, "--seeds", 0, MAX_SEED)
     with interruptible("nothing was written (no report, JUnit or baseline): run the check again"), \
-            get_backend(backend, limits, workers) as sandbox:  # the local backend announces its weaker isolation
+            get_backend(backend, limits, workers) as sandbox:  # unsafe-local announces that it does not isolate
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=status, transient=True, disable=not status.is_terminal) as progress:  # a log gets no bar
             task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))

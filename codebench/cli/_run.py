@@ -48,7 +48,7 @@ def run(
     max_tokens: Annotated[Optional[int], typer.Option()] = None,
     max_connections: Annotated[Optional[int], typer.Option(help="Concurrent model requests.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default one per core).")] = None,
-    backend: Annotated[Optional[str], typer.Option(help="Sandbox backend: docker or local.")] = None,
+    backend: Annotated[Optional[str], typer.Option(help="docker, local (bubblewrap) or unsafe-local (trusted code only).")] = None,
     cpu: Annotated[Optional[float], typer.Option(help="CPU seconds per instance.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Base seed for instances and sampling.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Run directory (re-running the same command resumes).")] = None,

@@ -1,4 +1,5 @@
-"""Running untrusted programs: one `SandboxBackend` protocol, the docker and local backends, and a fake for tests.
+"""Running untrusted programs: one `SandboxBackend` protocol; the docker, local (bubblewrap) and unsafe-local
+backends; and a fake for tests.
 
 A backend takes batches (a program and the instances to run it on) from any number of callers, runs
 them on its workers, and streams each task's facts back as it finishes. Whatever the program does
@@ -17,7 +18,7 @@ from ..errors import ConfigError
 from ..keys import program_key
 from ..types import Batch, Facts, Limits, Program, Result, Task
 
-BACKENDS = ("docker", "local")
+BACKENDS = ("docker", "local", "unsafe-local")  # unsafe-local: trusted code only
 MAX_WORKERS = 1024  # per machine: past this a typo, not a pool
 
 Deliver = Callable[[Result], None]
@@ -95,6 +96,10 @@ def get_backend(name: str, limits: Limits | None = None, workers: int | None = N
         from ._local import LocalBackend
 
         return LocalBackend(limits or Limits(), workers)
+    if name == "unsafe-local":
+        from ._unsafe_local import UnsafeLocalBackend
+
+        return UnsafeLocalBackend(limits or Limits(), workers)
     raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 

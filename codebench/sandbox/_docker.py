@@ -38,7 +38,6 @@ def supervisor_command(solver_uid: int) -> list[str]:
             "--scratch", "/tmp/work", "--wipe", "/tmp", "--cgroup", "/sys/fs/cgroup"]
 
 
-SUPERVISOR_OVERHEAD_MIB = 96  # the warm interpreter (numpy imported) beside the solver
 ENGINE_FIX = "start the Docker engine: sudo scripts/ensure-docker (installs docker.io and starts dockerd)"
 
 
@@ -76,7 +75,7 @@ def owner_label() -> str:
 
 def hardening(limits: Limits) -> dict[str, Any]:
     """Every `docker run` flag that applies to an untrusted, offline Python program."""
-    memory = f"{limits.memory_mib + SUPERVISOR_OVERHEAD_MIB}m"
+    memory = f"{limits.worker_memory_mib}m"
     return {
         "network_mode": "none",
         "read_only": True,

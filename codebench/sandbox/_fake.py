@@ -39,7 +39,7 @@ class FakeSession:
         return self.worker.handler(self.source, instance)
 
     def close(self) -> bool:
-        return True
+        return self.worker.proves_clean
 
 
 class FakeWorker:
@@ -47,6 +47,7 @@ class FakeWorker:
         self.handler, self.loader = handler, loader
         self.lock = threading.Lock()
         self.loads = self.recycles = 0
+        self.proves_clean = True  # what closing a session says of the slate
 
     def open_session(self) -> FakeSession:
         return FakeSession(self)

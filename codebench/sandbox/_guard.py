@@ -1,4 +1,4 @@
-"""The local backend's static guard: RestrictedPython's compiler with a policy that only rejects, never rewrites.
+"""The unsafe-local backend's static guard: RestrictedPython's compiler with a policy that only rejects, never rewrites.
 
 The program still runs with ordinary Python semantics; the guard decides, before any process starts,
 whether the source may run at all. It rejects, by reading the source:

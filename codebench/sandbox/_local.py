@@ -1,265 +1,142 @@
-"""Local backend for machines without Docker: the trusted supervisor as a host subprocess per worker.
+"""Local backend for machines without Docker: each worker is the trusted supervisor inside bubblewrap's namespaces.
 
-Weaker than Docker, and it says so once on stderr: no namespaces, the program shares the host's
-kernel, network and file system. What contains it:
+A worker session is one `bwrap` process, started by root without a user namespace and left only CAP_SETUID and
+CAP_SETGID (as the Docker worker is): private pid, IPC (System V, POSIX queues), network (its own loopback, nothing
+else), UTS and mount namespaces; a read-only view of /usr and of the Python installation only (no checkout, no home,
+no other process), a fresh tmpfs /tmp and /dev/shm per session. Programs run as the worker's own unused uid, forked
+from the warm supervisor exactly as in the image; the worker's cgroup (`_cgroup.py`) holds the memory limit (shared
+memory, memfds and tmpfs pages included) and the process limit, and counts CPU in the kernel. Between instances the
+supervisor resets and checks the slate as in Docker; a worker is recycled by starting a new session (~25 ms).
 
-- the supervisor's per-child rlimits (CPU, file size, open files, core), plus RLIMIT_AS (memory
-  limit + headroom for the interpreter) because there is no memory cgroup;
-- as root, each worker runs its programs as its own unused uid, held through a lock file in
-  LOCK_DIR for the worker's lifetime. A program can then neither signal nor read the supervisor,
-  and the supervisor's kill(-1), made as that uid, reaches that worker's programs only (one uid
-  shared by all workers, such as nobody, lets one worker's clean-up kill another worker's running
-  program). Files that uid leaves at the top of /tmp, /var/tmp or /dev/shm are removed after each run.
-  Not as root, programs run as the user, and the supervisor (a child subreaper) kills its descendants;
-- the watchdog (`_watchdog.py`): summed RSS past the memory limit → runtime_error `oom`, summed CPU
-  of all the program's processes past the CPU limit → timeout `cpu_limit` (as the cgroup counts it
-  in Docker), more than `processes` processes → runtime_error `process_limit`;
-- the static guard (`_guard.py`), which refuses some imports and attributes before anything runs.
-
-A MemoryError raised by the program also counts as `oom`: under RLIMIT_AS that is how running out
-of memory usually shows.
+Needs Linux, root (for the second uid and the cgroup) and `bwrap` (Debian's bubblewrap package); otherwise it
+refuses and says why. `--backend unsafe-local` keeps the older, weaker backend, for trusted code only.
 """
 
 from __future__ import annotations
 
-import fcntl
-import grp
-import logging
 import os
-import pwd
 import shutil
-import stat
 import sys
-import tempfile
-import threading
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-import psutil
 
 from ..errors import SandboxUnavailableError
-from ..types import MIB, Batch, Facts, Limits, Result
-from . import Deliver, _guard
+from ..types import MIB, Limits
+from ._cgroup import WorkerCgroup
 from ._pool import PooledBackend, WorkerPool
 from ._session import PipeTransport, Session
-from ._watchdog import Watchdog, kill
+from ._uids import claim_uid
 
 SUPERVISOR = Path(__file__).resolve().parents[2] / "sandbox_images" / "supervisor.py"
+INSIDE = "/opt/codebench"  # where the supervisor and the packages programs may import appear in the sandbox
+SHARED_PACKAGES = ("numpy", "numpy.libs")  # site-packages entries bound read-only, as the image ships numpy
 SUPERVISOR_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-                  "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}  # forked children keep the warm allocator's setting
-# The solver uid may be unable to read the Python installation (a pyenv under /root, say): the supervisor
-# is started by this preamble, which first imports what programs may use (the guard's allow-list) and what
-# the supervisor's child needs after dropping to that uid, so every forked child finds them loaded.
-PREAMBLE = ("import runpy, sys\n"
-            "for name in sys.argv[1].split(','):\n"
-            "    try:\n"
-            "        __import__(name)\n"
-            "    except ImportError:\n"
-            "        pass\n"
-            "sys.argv = sys.argv[2:]\n"
-            "runpy.run_path(sys.argv[0], run_name='__main__')\n")
-PRELOADED = sorted(_guard.ALLOWED_MODULES | {
-    "collections.abc", "_strptime", "ctypes",  # time.strptime's helper; the supervisor's prctl
-    "numpy.linalg", "numpy.fft", "numpy.random", "numpy.polynomial", "numpy.ma",  # numpy 2 loads these lazily
-    *(f"encodings.{codec}" for codec in ("ascii", "latin_1", "utf_16", "utf_32", "utf_8_sig", "cp437", "cp1252",
-                                         "unicode_escape", "raw_unicode_escape")),
-})
-ADDRESS_SPACE_HEADROOM_MIB = 256  # the warm interpreter with numpy maps ~100 MiB; threads map stacks
-SOLVER_UIDS = (range(1_990_000_000, 1_990_000_512), range(64_000, 64_512))  # tried in order; must be unused
-LOCK_DIR = "/run/codebench-local"
-SWEPT_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
-NOTICE = ("codebench: the local sandbox isolates programs much less than the docker backend: they share this "
-          "machine's kernel, network and files, contained only by rlimits, a process watchdog, a separate uid "
-          "(when run as root) and a static import guard. Use it for programs you trust; for untrusted ones, "
-          "start Docker (sudo scripts/ensure-docker) and use the docker backend.")
-
-log = logging.getLogger("codebench.sandbox")
-_announced = threading.Event()
+                  "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+# `python -I -c PREAMBLE SITE SUPERVISOR ARGS…`: the bound packages go first on the path, then the supervisor runs as main
+PREAMBLE = "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); runpy.run_path(sys.argv[0], run_name='__main__')"
+NO_BWRAP = ("the local sandbox needs bubblewrap: sudo scripts/ensure-bubblewrap (installs Debian's bubblewrap), or use "
+            "the docker backend (--backend unsafe-local runs trusted code without isolation)")
 
 
-def announce() -> None:
-    """Say once per process, on stderr through logging, that this isolation is weaker."""
-    if not _announced.is_set():
-        _announced.set()
-        log.warning(NOTICE)
+def _python_home() -> Path:
+    """The installation the interpreter runs from (a venv's base): bound read-only at the same path."""
+    return Path(sys.base_prefix).resolve()
 
 
-class WatchedSession(Session):
-    """A supervisor session whose requests run under the worker's watchdog; cleans its folder on close."""
+def _site_packages() -> Path | None:
+    """The folder holding numpy, if this Python has it."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return Path(numpy.__file__).resolve().parents[1]
 
-    def __init__(self, transport: PipeTransport, watchdog: Watchdog, home: str) -> None:
-        self.pid = transport.process.pid
-        self.watchdog = watchdog
-        self.home = home
-        super().__init__(transport)
 
-    def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
-        return self._watched(lambda: super(WatchedSession, self).load(source, entry, limits, enforced))
-
-    def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
-        return self._watched(lambda: super(WatchedSession, self).run(instance, limits))
-
-    def _watched(self, request: Callable[[], Facts]) -> Facts:
-        self.watchdog.arm(self.pid)
-        try:
-            facts = request()
-        finally:
-            reason = self.watchdog.disarm()
-        if self.watchdog.uid is not None:
-            sweep_files(self.watchdog.uid)
-        memory_error = facts.result.get("kind") == "exception" and facts.result.get("type") == "MemoryError"
-        if reason == "oom" or memory_error:
-            return replace(facts, oom=True)
-        return replace(facts, killed=reason) if reason and not facts.killed else facts
-
-    def close(self) -> bool:
-        try:
-            stray = self.watchdog.program(psutil.Process(self.pid))
-        except psutil.Error:
-            stray = []
-        try:
-            return super().close()  # every session has its own folder and supervisor: nothing is reused either way
-        finally:
-            kill(stray)  # a supervisor that had to be killed could not clean up after its program
-            if self.watchdog.uid is not None:
-                sweep_files(self.watchdog.uid)
-            shutil.rmtree(self.home, ignore_errors=True)
+def bwrap_command(uid: int, limits: Limits, cgroup: WorkerCgroup) -> list[str]:
+    """The `bwrap` command line of one worker session: the namespaces, the read-only world, then the supervisor."""
+    home, site = _python_home(), _site_packages()
+    argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+            "--hostname", "sandbox"]
+    for name in ("usr", "bin", "lib", "lib64", "sbin"):  # the system, read-only (symlinks such as /lib -> usr/lib kept)
+        path = Path("/") / name
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), str(path)]
+    for ancestor in reversed(home.parents[:-1]):  # bwrap would copy a parent's mode (/root is 0700): make them passable
+        argv += ["--perms", "0755", "--dir", str(ancestor)]
+    argv += ["--ro-bind", str(home), str(home), "--ro-bind", str(SUPERVISOR), f"{INSIDE}/supervisor.py"]
+    if site is not None:
+        argv += [arg for name in SHARED_PACKAGES if (site / name).exists()
+                 for arg in ("--ro-bind", str(site / name), f"{INSIDE}/site/{name}")]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue",
+             "--perms", "1777", "--size", str(16 * MIB), "--tmpfs", "/dev/shm",
+             "--perms", "1777", "--size", str(limits.tmpfs_mib * MIB), "--tmpfs", "/tmp"]
+    for folder, inside in cgroup.binds():
+        argv += ["--ro-bind", str(folder), inside]
+    argv += ["--dir", "/var/tmp", "--remount-ro", "/"]  # as in the image: the root, /var/tmp included, is read-only
+    python = str(Path(sys.executable).resolve())  # inside the home bound above
+    return argv + [python, "-I", "-c", PREAMBLE, f"{INSIDE}/site", f"{INSIDE}/supervisor.py", "--solver-uid", str(uid),
+                   "--scratch", "/tmp/work", "--wipe", "/tmp", "--cgroup", "/sys/fs/cgroup"]
 
 
 class LocalWorker:
-    """One supervisor subprocess at a time (a fresh one per session), with its own folder and watchdog."""
+    """One bubblewrap session at a time, in the worker's own cgroup and with its own solver uid."""
 
-    def __init__(self, limits: Limits, uid: int | None, lock_fd: int | None) -> None:
-        self.uid, self.lock_fd = uid, lock_fd
-        self.watchdog = Watchdog(limits, uid)
-
-    def open_session(self) -> Session:
-        home = tempfile.mkdtemp(prefix="codebench-local-")
-        work = os.path.join(home, "work")
-        os.mkdir(work, 0o700)
-        argv = [sys.executable, "-I", "-c", PREAMBLE, ",".join(PRELOADED), str(SUPERVISOR), "--scratch", work, "--wipe", work]
-        if self.uid is not None:
-            os.chmod(home, 0o711)
-            os.chown(work, self.uid, self.uid)
-            argv += ["--solver-uid", str(self.uid)]
-        transport = None
+    def __init__(self, limits: Limits, name: str) -> None:
+        self.limits = limits
+        self.uid, lock_fd = claim_uid()
+        self.lock_fd: int | None = lock_fd
         try:
-            transport = PipeTransport(argv, env=SUPERVISOR_ENV)
-            return WatchedSession(transport, self.watchdog, home)
+            self.cgroup = WorkerCgroup(name, limits.worker_memory_mib * MIB, 2 * limits.processes)
         except BaseException:
-            if transport is not None:
-                transport.close()
-            shutil.rmtree(home, ignore_errors=True)
+            os.close(lock_fd)
             raise
 
+    def open_session(self) -> Session:
+        return Session(PipeTransport(bwrap_command(self.uid, self.limits, self.cgroup), env=SUPERVISOR_ENV,
+                                     preexec_fn=self.cgroup.join))
+
     def recycle(self) -> None:
-        """Nothing to rebuild: every session starts its own supervisor and folder."""
+        """Nothing to rebuild: every session is a new sandbox with fresh namespaces and file systems."""
 
     def close(self) -> None:
-        self.watchdog.stop()
+        self.cgroup.remove()
         if self.lock_fd is not None:
             os.close(self.lock_fd)
-            self.lock_fd = None
+            self.lock_fd = None  # the pool closes its workers once more when the backend is closed twice
 
 
 class LocalBackend(PooledBackend):
-    """`workers` supervisors on the host (default one per core); see the module docstring for what contains them."""
+    """`workers` bubblewrap sandboxes on this machine (default one per core); see the module docstring."""
 
     name = "local"
 
     def __init__(self, limits: Limits, workers: int | None = None) -> None:
         super().__init__(limits)
-        if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
-            raise SandboxUnavailableError("the local sandbox needs Linux (5.3 or newer); elsewhere use the docker backend")
-        if not SUPERVISOR.is_file():
-            raise SandboxUnavailableError(f"{SUPERVISOR} is missing: run codebench from a source checkout")
-        count = workers or os.cpu_count() or 1
-        claims: list[tuple[int | None, int | None]] = []
+        refusal = why_not_here()
+        if refusal:
+            raise SandboxUnavailableError(refusal)
+        started: list[LocalWorker] = []
         try:
-            for _ in range(count):
-                claims.append(claim_uid() if os.geteuid() == 0 else (None, None))
+            for index in range(workers or os.cpu_count() or 1):
+                started.append(LocalWorker(limits, f"codebench-{os.getpid()}-{index}"))
         except BaseException:
-            for _, fd in claims:
-                if fd is not None:
-                    os.close(fd)
+            for worker in started:
+                worker.close()
             raise
-        announce()
-        # No memory cgroup here: the address space of each process is capped instead.
-        enforced = {**limits.for_supervisor(), "address_space_bytes": (limits.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * MIB}
-        self.pool = WorkerPool([LocalWorker(limits, uid, fd) for uid, fd in claims], limits, enforced)
-
-    def submit(self, batch: Batch, deliver: Deliver) -> None:
-        """As the protocol says; a program the guard refuses never starts (its load facts stand for every task)."""
-        refused = _guard.check(batch.program.source)
-        if refused is None:
-            super().submit(batch, deliver)
-            return
-        for task in batch.tasks:
-            deliver(Result(batch, task, refused))
+        self.pool = WorkerPool(started, limits, limits.for_supervisor())
 
 
-def claim_uid() -> tuple[int, int]:
-    """An unused uid (no account, no group, no process, mapped here) and the lock file held for it.
-
-    Raises:
-        SandboxUnavailableError: none is free (the message says what to do).
-    """
-    os.makedirs(LOCK_DIR, mode=0o700, exist_ok=True)
-    folder = os.lstat(LOCK_DIR)
-    if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != 0 or folder.st_mode & 0o022:
-        raise SandboxUnavailableError(f"{LOCK_DIR} must be a folder owned by root and writable only by root; remove it")
-    for block in SOLVER_UIDS:
-        for uid in block:
-            if not _unused_account(uid):
-                continue
-            fd = os.open(os.path.join(LOCK_DIR, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            if not any(p.info["uids"] and p.info["uids"].real == uid for p in psutil.process_iter(["uids"])):
-                return uid, fd
-            os.close(fd)
-    raise SandboxUnavailableError("no unused uid is left for the local sandbox's programs (this user namespace maps "
-                                  "too few?); run codebench as an ordinary user, or use the docker backend")
-
-
-def _unused_account(uid: int) -> bool:
-    for getter in (pwd.getpwuid, grp.getgrgid):
-        try:
-            getter(uid)
-            return False
-        except KeyError:
-            pass
-    return all(_mapped(uid, f"/proc/self/{name}") for name in ("uid_map", "gid_map"))
-
-
-def _mapped(number: int, map_file: str) -> bool:
-    with open(map_file) as handle:
-        for line in handle:
-            inside, _, count = (int(field) for field in line.split())
-            if inside <= number < inside + count:
-                return True
-    return False
-
-
-def sweep_files(uid: int) -> None:
-    """Remove what `uid` left at the top of the shared temporary folders (its processes are all dead)."""
-    for folder in SWEPT_DIRS:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
+def why_not_here() -> str | None:
+    """Why no worker can be made on this machine, or None."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
+        return "the local sandbox needs Linux 5.3 or newer; elsewhere use the docker backend"
+    if os.geteuid() != 0:
+        return ("the local sandbox needs root (a separate uid for programs, and a cgroup for their memory and CPU); "
+                "run as root, use the docker backend, or --backend unsafe-local for trusted code")
+    if shutil.which("bwrap") is None:
+        return NO_BWRAP
+    if not SUPERVISOR.is_file():
+        return f"{SUPERVISOR} is missing: run codebench from a source checkout"
+    return None

@@ -12,6 +12,7 @@ import selectors
 import struct
 import subprocess
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..types import Facts, Limits, ResultKind
@@ -35,9 +36,10 @@ class Transport(Protocol):
 class PipeTransport:
     """A supervisor started as a local subprocess, talking over its stdin and stdout."""
 
-    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None,
+                 preexec_fn: Callable[[], None] | None = None) -> None:
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        env=env, start_new_session=True)
+                                        env=env, start_new_session=True, preexec_fn=preexec_fn)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin, self.stdout = self.process.stdin, self.process.stdout.fileno()
         self.selector = selectors.DefaultSelector()

@@ -1,4 +1,4 @@
-"""The local backend's watchdog: one thread per worker samples the program's processes with psutil.
+"""The unsafe-local backend's watchdog: one thread per worker samples the program's processes with psutil.
 
 While a request is armed it sums the RSS and the CPU time of every process of the program (not only
 the supervisor's direct child) every 50 ms, and kills them all by pid past the memory, CPU or process

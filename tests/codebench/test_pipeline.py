@@ -7,6 +7,7 @@ import asyncio
 import math
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,24 @@ def test_a_broken_session_is_retried_on_a_recycled_worker() -> None:
     with FakeBackend(breaks_once, workers=1) as sandbox:
         (facts,) = sandbox.run("def solve(i):\n    return {}\n", [{}])
         assert facts.infra_error is None and sandbox.fakes[0].recycles == 1 and sandbox.loads == 2
+
+
+def test_a_slate_not_proven_clean_gets_the_worker_rebuilt_before_its_next_task() -> None:
+    def dirty_first(source: str, instance: dict) -> Facts:
+        return replace(answer({}), clean=instance["i"] != 0)
+
+    with FakeBackend(dirty_first, workers=1) as sandbox:
+        facts = sandbox.run("def solve(i):\n    return {}\n", [{"i": 0}, {"i": 1}])
+        assert [f.infra_error for f in facts] == [None, None]  # the program's results stand
+        assert sandbox.fakes[0].recycles == 1 and sandbox.loads == 2  # rebuilt, then the program loaded afresh
+
+
+def test_a_session_that_cannot_prove_its_slate_clean_on_close_gets_the_worker_rebuilt() -> None:
+    with FakeBackend(lambda source, instance: answer({}), workers=1) as sandbox:
+        sandbox.fakes[0].proves_clean = False
+        sandbox.run("program one", [{}])
+        sandbox.run("program two", [{}])  # the lane closes program one's session first
+        assert sandbox.fakes[0].recycles == 1
 
 
 def test_each_worker_loads_a_program_once_while_it_has_its_tasks() -> None:

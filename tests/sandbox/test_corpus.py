@@ -1,16 +1,18 @@
-"""The attack-and-accident corpus, run on the Docker backend and judged on the host.
+"""The attack-and-accident corpus, run on the Docker and the local (bubblewrap) backends and judged on the host.
 
 Each program under corpus/ is one `sandbox.run` against a real Hanoi instance (3 disks; programs that
 attack only that instance then get the 4-disk one in the same run, which must be legal). After every
 program, corpus/clean_slate.py must run legal on the same worker: nothing of the earlier program (process,
-file, shared memory, IPC object) is visible. One backend serves the whole module.
+file, shared memory, IPC object) is visible. One backend of each kind serves the whole module.
 """
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
 
 import puzzles
@@ -19,7 +21,7 @@ from codebench.sandbox import SandboxBackend, get_backend
 from codebench.sandbox._docker import LABEL, connect, owner_label
 from codebench.types import MIB, Facts, Limits, Outcome, Status
 
-pytestmark = pytest.mark.docker
+BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
 
 CORPUS = Path(__file__).parent / "corpus"
 # wall_s leaves CPU-bound cases room to reach cpu_limit on a busy host; tmpfs (64 MiB) > file size: ENOSPC and EFBIG
@@ -99,6 +101,10 @@ CASES: dict[str, Case] = {
     "unlistable_folder.py": Case(S.LEGAL, then_legal=True),
     "deep_folders.py": Case(S.LEGAL, then_legal=True),
     "locked_scratch.py": Case(S.LEGAL, then_legal=True),
+    "short_children.py": Case(S.TIMEOUT, "cpu_limit"),  # the kernel counts the worker's CPU, however brief each child
+    "memfd_hoard.py": Case(S.RUNTIME_ERROR, "oom"),  # memfd and System V pages count against the worker's memory
+    "sysv_shm_hoard.py": Case(S.RUNTIME_ERROR, "oom"),
+    "host_view.py": Case(S.LEGAL),  # needs the host listener of test_program's fixture
     "deep_attribute_chain": Case(S.SYNTAX_ERROR, "RecursionError:*"),
     "deep_unary_chain": Case(S.SYNTAX_ERROR, "MemoryError:*"),  # CPython's parser reports its stack overflow so
 }
@@ -124,10 +130,10 @@ def outcome_of(facts: Facts, instance: dict) -> Outcome:
     return judge(facts, HANOI, instance, LIMITS)
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    """One worker, so every program and every clean-slate check share a container and a solver uid."""
-    with get_backend("docker", LIMITS, workers=1) as backend:
+@pytest.fixture(scope="module", params=BACKENDS)
+def sandbox(request: pytest.FixtureRequest):
+    """One worker, so every program and every clean-slate check share a container (or sandbox) and a solver uid."""
+    with get_backend(request.param, LIMITS, workers=1) as backend:
         yield backend
 
 
@@ -142,8 +148,15 @@ def test_every_program_has_an_expectation():
     assert sorted(programs) == sorted(set(CASES) - set(GENERATED) | HELPERS)
 
 
+@pytest.fixture(scope="module")
+def host_listener():
+    """A loopback service on the host, which no program may reach (host_view.py tries)."""
+    with socket.create_server(("127.0.0.1", 47123)) as server:
+        yield server
+
+
 @pytest.mark.parametrize("program", sorted(CASES))
-def test_program(sandbox: SandboxBackend, program: str):
+def test_program(sandbox: SandboxBackend, program: str, host_listener: socket.socket):
     case = CASES[program]
     instances = [THREE, FOUR] if case.then_legal else [THREE]
     facts = sandbox.run(source(program), instances)
@@ -179,9 +192,10 @@ def test_output_excerpts(sandbox: SandboxBackend):
     assert "VERDICT: legal" in fake.stdout  # printed, and ignored
 
 
-def test_fork_bomb_does_not_starve_the_neighbour_worker():
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_fork_bomb_does_not_starve_the_neighbour_worker(backend_name: str):
     """RLIMIT_NPROC counts per uid across containers: each worker must have its own solver uid."""
-    with get_backend("docker", LIMITS, workers=2) as backend:
+    with get_backend(backend_name, LIMITS, workers=2) as backend:
         bomb, neighbour = backend.run(source("neighbour.py"), [THREE, FOUR])
     assert outcome_of(bomb, THREE).status == S.TIMEOUT, bomb
     assert outcome_of(neighbour, FOUR).status == S.LEGAL, neighbour
@@ -192,9 +206,20 @@ SOLVER_PROCESSES = ("import os, sys; "
 
 
 def test_nothing_left_after_the_corpus(sandbox: SandboxBackend):
-    """Runs last: a normal program is still legal, no solver process is left, closing removes every container."""
+    """Runs last: a normal program is still legal, no solver process is left, closing removes every container
+    (or, locally, every cgroup, and no process of the solver uids is left on the host)."""
     facts = sandbox.run(source("correct.py"), [THREE, FOUR])
     assert [outcome_of(f, i).status for f, i in zip(facts, [THREE, FOUR])] == [S.LEGAL, S.LEGAL], facts
+    if sandbox.name == "local":
+        uids = {worker.uid for worker in sandbox.pool.workers}
+        cgroups = [folder for worker in sandbox.pool.workers for folder in worker.cgroup.folders.values()]
+        sandbox.close()
+        assert not [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real in uids]
+        assert cgroups and not any(folder.exists() for folder in cgroups)
+        left = [str(path) for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock") for path in Path(folder).iterdir()
+                if path.lstat().st_uid in uids]
+        assert left == []  # the programs' files lived in the sandbox's own tmpfs
+        return
     for worker in sandbox.pool.workers:
         code, output = worker.container.exec_run(["python3", "-c", SOLVER_PROCESSES, str(worker.solver_uid)])
         assert (code, output.decode().strip()) == (0, "0")

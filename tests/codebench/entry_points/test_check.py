@@ -29,7 +29,7 @@ def solver(tmp_path: Path) -> Path:
     (["--cpu", "inf"], "--cpu inf: give a positive number"),
     (["--memory", "1"], "--memory 1: give MiB per instance, 16-65536"),
     (["--memory", "1000000"], "--memory 1000000: give MiB per instance, 16-65536"),
-    (["--backend", "vm"], "--backend 'vm': choose one of docker, local"),
+    (["--backend", "vm"], "--backend 'vm': choose one of docker, local, unsafe-local"),
     (["--workers", "0"], "--workers 0: give 1-1024"),
     (["--workers", "100000"], "--workers 100000: give 1-1024"),
     (["--update-baseline"], "--update-baseline needs --baseline FILE"),

@@ -46,7 +46,7 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--cpu", "inf"], "run option cpu=inf"),
         (["--workers", "5000"], "run option workers=5000: input should be less than or equal to 1024"),
         (["--max-connections", "0"], "run option max_connections=0: input should be greater than or equal to 1"),
-        (["--backend", "nope"], "--backend 'nope': choose one of docker, local"),
+        (["--backend", "nope"], "--backend 'nope': choose one of docker, local, unsafe-local"),
         (["--temperature", "9"], "run option temperature=9.0: input should be less than or equal to 2"),
         (["--seeds", "1"], "No such option: --seeds"),
         (["--config", "/dev/zero"], "/dev/zero is larger than 256 MiB"),
@@ -81,7 +81,7 @@ def test_report_of_a_folder_without_a_run_exits_2(tmp_path: Path, capsys: pytest
     ("model: m\ntemperature: .nan\n", "run option temperature=nan"),
     ("model: m\nbase_url: [a, b]\n", "run option base_url=['a', 'b']: input should be a valid string"),
     ("model: m\nlevels: [1, 9]\n", "--levels: [9] outside the levels 1-6"),
-    ("model: m\nbackend: nope\n", "--backend 'nope': choose one of docker, local"),
+    ("model: m\nbackend: nope\n", "--backend 'nope': choose one of docker, local, unsafe-local"),
     ("- a\n- b\n", "expected a mapping of option names to values"),
     ("model: [m\n", "cannot read --config"),
 ])
