@@ -1,4 +1,5 @@
-"""The validate stage: from sandbox facts to one Outcome per (program, instance), the harness's records first.
+"""The validate stage: from sandbox facts to one Outcome per (program, instance), the harness's records first;
+and the same validation for an answer a model gave directly.
 
 Precedence: infrastructure > syntax > timeout > memory > output caps > crashes and exceptions >
 no code > the validator's rule check > legal. Nothing the program prints is consulted; the answer is
@@ -63,8 +64,19 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
     return None
 
 
+def judge_answer(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | bytes) -> Outcome:
+    """The validator's verdict on an answer's JSON text read straight from a model (instruction mode): `legal`, or
+    `rule_violation` with the first issue as the detail."""
+    call = _validated(puzzle, instance, answer)
+    return Outcome(call.status, call.detail, call.verdict.issues if call.verdict else ())
+
+
 def _validate(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any]) -> _Call:
-    verdict = puzzle.validate_json(instance, facts.result.get("answer", ""))
+    return _validated(puzzle, instance, facts.result.get("answer", ""))
+
+
+def _validated(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | bytes) -> _Call:
+    verdict = puzzle.validate_json(instance, answer)
     if verdict.ok:
         return _Call(Status.LEGAL, "", verdict)
     first = verdict.issues[0]

@@ -7,6 +7,7 @@ Exit codes: 0 done, 2 usage error, 3 the endpoint or the sandbox refuses the run
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -36,7 +37,7 @@ PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n
 
 def run(
     model: Annotated[Optional[str], typer.Option(help="Model name(s), comma-separated.")] = None,
-    mode: Annotated[Optional[str], typer.Option(help="code (instruction mode comes later).")] = None,
+    mode: Annotated[Optional[str], typer.Option(help="code (a solver program) or instruction (the answer itself).")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint URL.")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the API key.")] = None,
     preset: Annotated[Optional[str], typer.Option(help="openai, vllm, ollama, llamacpp or mock: default URL and key.")] = None,
@@ -95,6 +96,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endp
     import asyncio
 
     from ..model.client import ModelClient
+    from ..modes import get_mode
     from ..run.pipeline import Tracker, execute_plan
     from ..sandbox import get_backend
 
@@ -102,7 +104,8 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endp
     clients = {e.model: ModelClient(e, max_connections=spec.max_connections) for e in endpoints}
     display = RunDisplay(tracker)
     try:
-        with get_backend(spec.backend, spec.limits, spec.workers) as sandbox, \
+        sandbox_needed = get_mode(spec.mode).uses_sandbox
+        with get_backend(spec.backend, spec.limits, spec.workers) if sandbox_needed else nullcontext() as sandbox, \
                 Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
             task = asyncio.ensure_future(execute_plan(spec, plan, store, dict(clients), sandbox, tracker))
             while not task.done():

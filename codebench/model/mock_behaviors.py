@@ -1,9 +1,15 @@
-"""What the mock model says: its behaviours, and the reply each gives to a code-mode prompt of a puzzle.
+"""What the mock model says: its behaviours, and the reply each gives to a code-mode or an instruction-mode prompt.
 
-`oracle` answers with the real oracle program (`codebench.oracles`); `slow` with one that re-solves
+Code mode: `oracle` answers with the real oracle program (`codebench.oracles`); `slow` with one that re-solves
 1000×; `wrong` with a well-formed program the validator rejects; `syntax_error`, `timeout`, `crash` and
-`no_code` with replies that end in those statuses; `mixed` draws one of them per request, seeded.
-Imports the standard library, the oracles and the shared types only.
+`no_code` with replies that end in those statuses; `format_retry` as `oracle`; `mixed` draws one per request, seeded.
+
+Instruction mode (the prompt says `codebench-mode: instruction` and shows the instance as JSON): `oracle` and
+`slow` reason briefly and end with the reference solver's answer in a ```json block; `wrong` with the answer the
+`wrong` program computes; `syntax_error` with the answer as a Python literal (single quotes: no JSON anywhere);
+`timeout` with a reply cut off inside its JSON block (finish reason `length`); `crash` with JSON of the wrong
+shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded.
+Imports the standard library, `puzzles`, the oracles and the shared types only.
 """
 
 from __future__ import annotations
@@ -11,17 +17,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
+
+from puzzles import get_puzzle
 
 from ..oracles import ORACLES, oracle_source
 from ..types import Status
 
 # `syntax_error`, `timeout` and `no_code` are named after the status their replies end in
 SYNTAX_ERROR, TIMEOUT, NO_CODE_REPLY = Status.SYNTAX_ERROR.value, Status.TIMEOUT.value, Status.NO_CODE.value
-BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "mixed")
+BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "mixed")
 FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
 MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, SYNTAX_ERROR: 1, TIMEOUT: 1, "crash": 1, NO_CODE_REPLY: 1}
 SLOW_REPEATS = 1000  # `slow` re-solves this often: fine on small instances, over the CPU limit on large ones
 MARKER = re.compile(r"^codebench-puzzle:[ \t]*([A-Za-z0-9_-]+)[ \t]*$", re.MULTILINE)
+INSTRUCTION = re.compile(r"^codebench-mode:[ \t]*instruction[ \t]*$", re.MULTILINE)
+SHOWN_INSTANCE = re.compile(r"^The instance as JSON[^\n]*\n+```json\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 WRONG = {  # a well-formed answer the validator rejects on every instance of the puzzle
     "hanoi": 'return {"moves": [[instance["n"], instance["start"], instance["goal"]]]}  # the whole tower at once',
     "checkers": 'return {"moves": []}  # the board is already swapped',
@@ -44,12 +55,52 @@ NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first sea
            "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
 
 
+def reply(behavior: str, prompt: str, reminded: bool) -> tuple[str, str | None]:
+    """(what a model of this behaviour says to `prompt`, the finish reason it forces or None); `reminded`: the
+    conversation already holds a reply and a follow-up (an instruction-mode format retry). `mixed` excluded.
+
+    Raises:
+        ValueError: a behaviour that answers a puzzle, without a known one named in the prompt (or its instance).
+    """
+    found = MARKER.search(prompt)
+    puzzle = found.group(1) if found else None
+    if INSTRUCTION.search(prompt) is None:
+        return reply_text(behavior, puzzle), None
+    shown = SHOWN_INSTANCE.search(prompt)
+    if puzzle not in ORACLES or shown is None:
+        raise ValueError("an instruction-mode prompt must name its puzzle ('codebench-puzzle: NAME') and show the "
+                         "instance as JSON")
+    return instruction_reply(behavior, str(puzzle), json.loads(shown.group(1)), reminded)
+
+
+def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], reminded: bool) -> tuple[str, str | None]:
+    """The instruction-mode reply of `behavior` to one instance of `puzzle`, and the finish reason it forces."""
+    if behavior == NO_CODE_REPLY or (behavior == "format_retry" and not reminded):
+        return "I worked through the puzzle step by step and I am fairly confident, but I will keep the answer to myself.", None
+    if behavior == "wrong":
+        namespace: dict[str, Any] = {}
+        exec(f"def solve(instance):\n    {WRONG[puzzle]}\n", namespace)  # our own snippet, on our own instance
+        answer = namespace["solve"](instance)
+    else:
+        answer = get_puzzle(puzzle).solve(instance)
+    if behavior == SYNTAX_ERROR:
+        return f"The answer, as a Python value:\n\n{answer!r}\n", None
+    if behavior == "crash":
+        answer = {"answer": answer}
+    text = json.dumps(answer)
+    reasoning = f"Working through the {puzzle} instance step by step, checking each rule, gives this answer.\n\n"
+    if behavior == TIMEOUT:
+        return reasoning + "```json\n" + text[: max(1, len(text) // 2)], "length"
+    return reasoning + "```json\n" + text + "\n```\n", None
+
+
 def reply_text(behavior: str, puzzle: str | None) -> str:
-    """What a model of this behaviour says (`mixed` excluded: it picks one of these per request).
+    """What a model of this behaviour says to a code-mode prompt (`mixed` excluded: it picks one per request).
 
     Raises:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
+    behavior = "oracle" if behavior == "format_retry" else behavior  # code mode has no format retries
     if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
         raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
     if behavior == "oracle":

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..errors import InputError
-from .mock_behaviors import BEHAVIORS, FAULTS, MARKER, mixed_choice, reply_text
+from .mock_behaviors import BEHAVIORS, FAULTS, mixed_choice, reply
 
 MAX_LATENCY_S = 3600.0  # a slower mock is a typo, not a test
 
@@ -136,12 +136,13 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
     behavior = model if model in BEHAVIORS else config.behavior
     if behavior == "mixed":
         behavior = mixed_choice(config.seed, request.get("seed"), messages)
-    found = MARKER.search(prompt)
+    reminded = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
     try:
-        text: str | None = reply_text(behavior, found.group(1) if found else None)
+        text: str | None
+        text, forced = reply(behavior, prompt, reminded)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
-    finish = "stop"
+    finish = forced or "stop"
     if tokens is not None and len(text) > 4 * tokens:
         text, finish = text[: 4 * tokens], "length"
     usage = {"prompt_tokens": (len(prompt) + 3) // 4, "completion_tokens": (len(text) + 3) // 4}

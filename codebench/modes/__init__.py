@@ -18,7 +18,7 @@ from puzzles import Puzzle, Record
 from ..errors import ConfigError
 from ..types import Completion, Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
 
-MODES = ("code",)
+MODES = ("code", "instruction")
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,15 @@ class Bench(Protocol):
     def settle(self, status: Status, instances: int) -> None:
         """The sample's own status (no_code, api_error, …) stands for its `instances` instances."""
 
+    def record(self, program: Program, execution: Execution, outcome: Outcome) -> None:
+        """Store an outcome judged on the host without the sandbox (an answer given directly), unless stored already."""
+
 
 class Mode(ABC):
     """One way of asking a model; see the module docstring."""
 
     name: ClassVar[str]
+    uses_sandbox: ClassVar[bool] = True  # False: nothing of this mode runs a program, so a run needs no sandbox
 
     @abstractmethod
     def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
@@ -100,7 +104,11 @@ def get_mode(name: str) -> Mode:
         from .code import CodeMode
 
         return CodeMode()
-    raise ConfigError(f"--mode {name!r}: this version runs {', '.join(MODES)}")
+    if name == "instruction":
+        from .instruction import InstructionMode
+
+        return InstructionMode()
+    raise ConfigError(f"--mode {name!r}: choose one of {', '.join(MODES)}")
 
 
 __all__ = ["MODES", "Bench", "ChatModel", "Execution", "Judge", "Mode", "Question", "Reply", "get_mode"]

@@ -33,6 +33,7 @@ def render_code_prompt(puzzle: Puzzle[Any], limits: Limits) -> Prompt:
     record = puzzle.generate(EXAMPLE_LEVEL, EXAMPLE_SEED)
     answer_text, answer_note = example_answer(puzzle, puzzle.solve(record.instance))
     context = {
+        "mode": CodeMode.name,
         "name": puzzle.name,
         "title": puzzle.title,
         "entry": ENTRY,

@@ -19,6 +19,7 @@ from typing import Any
 import puzzles
 
 from .. import __version__
+from ..errors import SandboxError
 from ..modes import Bench, ChatModel, Execution, Judge, get_mode
 from ..sandbox import SandboxBackend
 from ..types import INFRASTRUCTURE_STATUSES, Batch, Facts, Limits, Outcome, Program, Result, Sample, SampleJob, Status, Task
@@ -65,7 +66,7 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
     store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions})
 
 
-async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend,
+async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
                        tracker: Tracker) -> None:
     """Do every sample and execution not yet stored.
 
@@ -121,7 +122,7 @@ class _Bench(Bench):
     and limits) is awaited, never run twice; one stored with an infrastructure failure is run again.
     """
 
-    def __init__(self, store: Store, sandbox: SandboxBackend, tracker: Tracker, limits: Limits,
+    def __init__(self, store: Store, sandbox: SandboxBackend | None, tracker: Tracker, limits: Limits,
                  loop: asyncio.AbstractEventLoop) -> None:
         self.store, self.sandbox, self.tracker, self.limits, self.loop = store, sandbox, tracker, limits, loop
         self.running: dict[str, _Running] = {}  # execution key -> its run, from submission until stored
@@ -131,6 +132,14 @@ class _Bench(Bench):
 
     def settle(self, status: Status, instances: int) -> None:
         self.tracker.executed(status, instances)
+
+    def record(self, program: Program, execution: Execution, outcome: Outcome) -> None:
+        stored = self.store.executed([execution.key]).get(execution.key)
+        if stored is not None:
+            self.tracker.executed(stored, cached=True)
+            return
+        self.store.add_executions([(execution.key, program.key, execution.record.id, outcome)])
+        self.tracker.executed(outcome.status)
 
     async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
         done = self.store.executed(execution.key for execution in executions)
@@ -146,6 +155,8 @@ class _Bench(Bench):
                 self.running[execution.key] = _Running(program, execution, judge, self.loop.create_future())
                 todo.append(execution)
         if todo:
+            if self.sandbox is None:
+                raise SandboxError("this run started no sandbox (its mode runs no program), yet a program came to run")
             self.sandbox.submit(Batch(program, tuple(Task(e.key, e.record.instance) for e in todo)), self._deliver)
             waits += [self.running[execution.key].stored for execution in todo]
         await asyncio.gather(*waits)

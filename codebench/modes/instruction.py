@@ -1,0 +1,102 @@
+"""Instruction mode: the model answers one instance directly, zero-shot; the validator grades the answer on the host.
+
+The prompt (`templates/instruction/<puzzle>.md.j2`, one template for every level) holds the rules (shared with code
+mode, `templates/rules/`), the instance rendered for reading and as JSON, and a strict answer format: a final JSON
+object in a ```json block. A sample is one (model, instance, sample index) request. When nothing parseable comes
+back, the model gets up to `format_retries` short corrective follow-ups in the same conversation (PuzzlePlex's 5 by
+default); then the sample is `no_answer`. The answer read from the reply is kept like a program (its JSON text,
+content-keyed) and its verdict like an execution, so resume, reports and comparisons treat both modes alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from puzzles import Puzzle, Record, get_puzzle
+
+from ..judge import judge_answer
+from ..keys import execution_key, program_key
+from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
+from . import Bench, ChatModel, Execution, Mode, Question, Reply
+from ._answer import last_answer
+from ._templates import compact_json, template
+
+ANSWER_ENTRY = "answer"  # what an instruction-mode "program" is: the answer's JSON text, not code
+FORMAT_RETRIES = 5  # as PuzzlePlex
+FORMAT_REMINDER = ("I could not find your answer: your reply must end with one JSON object in a ```json code block "
+                   "that follows the schema above. Reply again, ending with that block.")
+
+
+def render_instruction_prompt(puzzle: Puzzle[Any], record: Record) -> Prompt:
+    """The instruction-mode prompt for one instance.
+
+    Raises:
+        InputError: the templates folder or the puzzle's template is missing (the message says where).
+    """
+    context = {
+        "mode": InstructionMode.name,
+        "name": puzzle.name,
+        "title": puzzle.title,
+        "levels": {level: dict(band) for level, band in puzzle.levels.items()},
+        "instance": record.instance,
+        "instance_json": compact_json(record.instance),
+        "rendering": puzzle.render(record.instance),
+        "answer_schema": compact_json(puzzle.answer_schema),
+    }
+    system = template(InstructionMode.name, "_system").render(context).strip() + "\n"
+    user = template(InstructionMode.name, puzzle.name).render(context).strip() + "\n"
+    return Prompt(puzzle.name, InstructionMode.name, (("system", system), ("user", user)))
+
+
+class InstructionMode(Mode):
+    """One prompt per instance; each sample's answer is judged on that instance only."""
+
+    name = "instruction"
+    uses_sandbox = False
+
+    def __init__(self, format_retries: int = FORMAT_RETRIES) -> None:
+        self.format_retries = format_retries
+
+    def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
+        return tuple(Question(render_instruction_prompt(puzzle, record), (record,), record.id) for record in records)
+
+    async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
+        messages = job.prompt.as_messages()
+        spent: Completion | None = None  # the tokens and time of the turns before the last
+        for retries in range(self.format_retries + 1):
+            completion = _after(spent, await model.complete(messages, temperature=job.sampling.temperature,
+                                                            max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
+            if completion.error is not None:
+                return Reply(completion, Reading(Status.API_ERROR, completion.error), retries)
+            answer = last_answer(completion.text)
+            if answer is not None:
+                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries)
+            messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": FORMAT_REMINDER}]
+            spent = completion
+        truncated = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
+        return Reply(completion, Reading(Status.NO_ANSWER, f"no parseable answer after {self.format_retries} format "
+                                                           f"retries{truncated}"), self.format_retries)
+
+    async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
+        answer = sample.reading.program
+        if answer is None:
+            bench.settle(sample.reading.status or Status.NO_ANSWER, len(job.instances))
+            return
+        puzzle = get_puzzle(job.puzzle)
+        for record in job.instances:
+            key = execution_key(answer.key, record.id, record.meta.get("version"), bench.limits)
+            bench.record(answer, Execution(key, record), judge_answer(puzzle, record.instance, answer.source))
+
+
+def _after(spent: Completion | None, completion: Completion) -> Completion:
+    """`completion`, with the tokens and time of the earlier turns of its conversation added."""
+    if spent is None:
+        return completion
+    return replace(completion, prompt_tokens=_plus(spent.prompt_tokens, completion.prompt_tokens),
+                   completion_tokens=_plus(spent.completion_tokens, completion.completion_tokens),
+                   latency_s=spent.latency_s + completion.latency_s)
+
+
+def _plus(first: int | None, second: int | None) -> int | None:
+    return None if first is None and second is None else (first or 0) + (second or 0)

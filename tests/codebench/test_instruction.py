@@ -1,0 +1,123 @@
+"""Instruction mode: reading the answer from a reply, the prompts, the validator path on every family × level, and
+`codebench run --mode instruction` end to end against the mock server through the real openai client (no sandbox)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+import puzzles
+from codebench.judge import judge_answer
+from codebench.model.mock_server import start_mock_server
+from codebench.modes._answer import last_answer
+from codebench.modes.instruction import FORMAT_RETRIES, render_instruction_prompt
+from codebench.run.store import Store
+
+from .cli import run_cli
+
+ANSWER = {"moves": [[1, "A", "C"]]}
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ('Thinking…\n```json\n{"moves": [[1, "A", "C"]]}\n```\n', ANSWER),
+    ('First guess:\n```json\n{"moves": []}\n```\nNo, better:\n```json\n{"moves": [[1, "A", "C"]]}\n```', ANSWER),
+    ('```json\n{"moves": [[1, "A", "C"]]}\n```\nand a broken one after it:\n```json\n{"moves": [1,]}\n```', ANSWER),
+    ('```\n{"moves": [[1, "A", "C"]]}\n```', ANSWER),  # a fence without a language
+    ('The answer is {"moves": [[1, "A", "C"]]}, I think.', ANSWER),  # no fence at all
+    ('State {"a": 1} first, then {"moves": [[1, "A", "C"]], "note": {"x": 2}} at the end.',
+     {"moves": [[1, "A", "C"]], "note": {"x": 2}}),  # the outermost of the objects that end last
+    ('```json\n{"moves": [], "moves": [[1, "A", "C"]]}\n```', {"moves": [[1, "A", "C"]]}),  # duplicates: the validator's to fail
+    ('```json\n[1, 2, 3]\n```', [1, 2, 3]),  # the wrong shape is found, and failed by the validator
+])
+def test_the_last_well_formed_answer_is_read(reply: str, expected: object) -> None:
+    found = last_answer(reply)
+    assert found is not None and json.loads(found) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    "I would rather not say.",
+    "The answer, as a Python value: {'moves': [[1, 'A', 'C']]}",
+    '```json\n{"moves": [[1, "A", "C"]',  # cut off inside the block
+    "```json\n" + "[" * 100_000 + "]" * 100_000 + "\n```",  # deeper than any parser goes
+    "braces { without } JSON",
+])
+def test_nothing_parseable_is_none(reply: str) -> None:
+    assert last_answer(reply) is None
+
+
+def test_duplicate_keys_in_the_answer_are_a_rule_violation() -> None:
+    hanoi = puzzles.get_puzzle("hanoi")
+    record = hanoi.generate(1, 0)
+    text = last_answer('```json\n{"moves": [], "moves": ' + json.dumps(hanoi.solve(record.instance)["moves"]) + "}\n```")
+    assert text is not None
+    outcome = judge_answer(hanoi, record.instance, text)
+    assert outcome.status == "rule_violation" and outcome.detail == "duplicate_key"
+
+
+@pytest.mark.parametrize("puzzle", puzzles.PUZZLES, ids=lambda p: p.name)
+def test_reference_answers_written_as_a_model_would_are_legal_and_mutations_fail(puzzle: puzzles.Puzzle) -> None:
+    for level in puzzle.levels:
+        record = puzzle.generate(level, 3)
+        answer = puzzle.solve(record.instance)
+        reply = (f"Let me reason about the {puzzle.title} step by step, checking {{every}} rule.\n\n"
+                 f"```json\n{json.dumps(answer, indent=2)}\n```\n")
+        text = last_answer(reply)
+        assert text is not None and judge_answer(puzzle, record.instance, text).status == "legal", (puzzle.name, level)
+        field, value = next(iter(answer.items()))
+        shortened = dict(list(value.items())[:-1]) if isinstance(value, dict) else value[:-1] if value else [[0]]
+        for mutated in ({}, {field: None}, {**answer, "extra": 1}, {field: shortened}):
+            reply = f"So:\n```json\n{json.dumps(mutated)}\n```"
+            outcome = judge_answer(puzzle, record.instance, last_answer(reply) or "")
+            assert outcome.status == "rule_violation", (puzzle.name, level, mutated, outcome)
+
+
+@pytest.mark.parametrize("puzzle", puzzles.PUZZLES, ids=lambda p: p.name)
+def test_one_template_serves_every_level_and_shows_the_instance(puzzle: puzzles.Puzzle) -> None:
+    for level in (1, 6):
+        record = puzzle.generate(level, 0)
+        prompt = render_instruction_prompt(puzzle, record)
+        user = dict(prompt.messages)["user"]
+        assert prompt.mode == "instruction" and f"codebench-puzzle: {puzzle.name}" in user
+        assert json.dumps(record.instance)[:40] in json.dumps(json.loads(user.split("```json\n")[1].split("\n```")[0]))
+        assert render_instruction_prompt(puzzle, record) == prompt  # deterministic: the text keys stored replies
+    sudoku = puzzles.get_puzzle("sudoku").generate(4, 0)
+    assert "".join(str(v) for row in sudoku.instance["grid"] for v in row) in dict(
+        render_instruction_prompt(puzzles.get_puzzle("sudoku"), sudoku).messages)["user"]
+
+
+BEHAVIOURS = {  # mock behaviour -> (status, format retries, truncated)
+    "oracle": ("legal", 0, False),
+    "wrong": ("rule_violation", 0, False),
+    "crash": ("rule_violation", 0, False),  # JSON of the wrong shape
+    "syntax_error": ("no_answer", FORMAT_RETRIES, False),  # a Python literal, never JSON
+    "no_code": ("no_answer", FORMAT_RETRIES, False),  # prose only
+    "timeout": ("no_answer", FORMAT_RETRIES, True),  # cut off inside the JSON block
+    "format_retry": ("legal", 1, False),  # right once reminded
+}
+
+
+def test_every_behaviour_ends_in_its_status_with_its_retries_and_no_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # instruction mode runs no program
+    with start_mock_server() as server:
+        code, out, err = run_cli(capsys, "run", "--mode", "instruction", "--base-url", server.url, "--model", ",".join(BEHAVIOURS),
+                                 "--puzzles", "hanoi,sudoku,rubik", "--levels", "1,3", "--instances-per-level", "1",
+                                 "--samples", "1", "--out", str(tmp_path))
+    assert code == 0, err
+    store = Store.for_reading(tmp_path / "run.sqlite")
+    try:
+        statuses = {(r.model, r.puzzle, r.level): r.status for r in store.report_rows()}
+    finally:
+        store.close()
+    assert statuses == {(model, puzzle, level): expected[0] for model, expected in BEHAVIOURS.items()
+                        for puzzle in ("hanoi", "sudoku", "rubik") for level in (1, 3)}
+    with closing(sqlite3.connect(tmp_path / "run.sqlite")) as db:
+        stored = db.execute("SELECT model, format_retries, truncated, instance_id, mode FROM samples").fetchall()
+    assert {(model, retries, bool(truncated)) for model, retries, truncated, _, _ in stored} == {
+        (model, retries, truncated) for model, (_, retries, truncated) in BEHAVIOURS.items()}
+    assert all(instance_id and mode == "instruction" for *_, instance_id, mode in stored)  # one request per instance
+    assert "no_answer" in out and "legal" in out
