@@ -37,7 +37,8 @@ PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n
 
 def run(
     model: Annotated[Optional[str], typer.Option(help="Model name(s), comma-separated.")] = None,
-    mode: Annotated[Optional[str], typer.Option(help="code (a solver program) or instruction (the answer itself).")] = None,
+    mode: Annotated[Optional[str], typer.Option(help="code (a solver program), instruction (the answer itself) or both.")] = None,
+    format_retries: Annotated[Optional[int], typer.Option(help="Instruction mode: follow-ups when no answer can be read.")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint URL.")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the API key.")] = None,
     preset: Annotated[Optional[str], typer.Option(help="openai, vllm, ollama, llamacpp or mock: default URL and key.")] = None,
@@ -68,7 +69,8 @@ def run(
     options = {"model": model, "mode": mode, "base_url": base_url, "api_key_env": api_key_env, "preset": preset,
                "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
                "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
-               "workers": workers, "backend": backend, "cpu": cpu, "seed": seed, "out": out}
+               "workers": workers, "backend": backend, "cpu": cpu, "seed": seed, "out": out,
+               "format_retries": format_retries}
     spec = spec_from_options(options, load_config(config))
     endpoints = [resolve_endpoint(m, spec.base_url, spec.api_key_env, spec.preset) for m in spec.models]
     base_url_used = endpoints[0].base_url
@@ -104,7 +106,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endp
     clients = {e.model: ModelClient(e, max_connections=spec.max_connections) for e in endpoints}
     display = RunDisplay(tracker)
     try:
-        sandbox_needed = get_mode(spec.mode).uses_sandbox
+        sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)
         with get_backend(spec.backend, spec.limits, spec.workers) if sandbox_needed else nullcontext() as sandbox, \
                 Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
             task = asyncio.ensure_future(execute_plan(spec, plan, store, dict(clients), sandbox, tracker))

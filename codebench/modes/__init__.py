@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..types import Completion, Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
 
 MODES = ("code", "instruction")
+FORMAT_RETRIES = 5  # instruction mode's corrective follow-ups by default, as PuzzlePlex
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,8 @@ class Mode(ABC):
         """Judge a stored sample on its instances through `bench`."""
 
 
-def get_mode(name: str) -> Mode:
-    """The mode called `name`.
+def get_mode(name: str, format_retries: int = FORMAT_RETRIES) -> Mode:
+    """The mode called `name` (`format_retries`: instruction mode's follow-ups when nothing parseable came back).
 
     Raises:
         ConfigError: no such mode (the message lists the known ones).
@@ -107,8 +108,8 @@ def get_mode(name: str) -> Mode:
     if name == "instruction":
         from .instruction import InstructionMode
 
-        return InstructionMode()
+        return InstructionMode(format_retries)
     raise ConfigError(f"--mode {name!r}: choose one of {', '.join(MODES)}")
 
 
-__all__ = ["MODES", "Bench", "ChatModel", "Execution", "Judge", "Mode", "Question", "Reply", "get_mode"]
+__all__ = ["FORMAT_RETRIES", "MODES", "Bench", "ChatModel", "Execution", "Judge", "Mode", "Question", "Reply", "get_mode"]

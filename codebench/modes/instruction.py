@@ -18,12 +18,11 @@ from puzzles import Puzzle, Record, get_puzzle
 from ..judge import judge_answer
 from ..keys import execution_key, program_key
 from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
-from . import Bench, ChatModel, Execution, Mode, Question, Reply
+from . import FORMAT_RETRIES, Bench, ChatModel, Execution, Mode, Question, Reply
 from ._answer import last_answer
 from ._templates import compact_json, template
 
 ANSWER_ENTRY = "answer"  # what an instruction-mode "program" is: the answer's JSON text, not code
-FORMAT_RETRIES = 5  # as PuzzlePlex
 FORMAT_REMINDER = ("I could not find your answer: your reply must end with one JSON object in a ```json code block "
                    "that follows the schema above. Reply again, ending with that block.")
 

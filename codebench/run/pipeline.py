@@ -79,7 +79,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     stored = store.samples(job.key for job in plan.samples)
 
     async def one(job: SampleJob) -> None:
-        mode, client = get_mode(job.mode), clients[job.model]
+        mode, client = get_mode(job.mode, spec.format_retries), clients[job.model]
         sample = stored.get(job.key)
         if sample is not None and sample.completion.error is None:
             tracker.count(samples_done=1, samples_cached=1)

@@ -1,4 +1,4 @@
-"""A run's plan: the instances of every puzzle, and one job per model × question of the mode × sample.
+"""A run's plan: the instances of every puzzle, and one job per mode × model × question of the mode × sample.
 
 Pure: nothing here calls a model, a sandbox or the database.
 """
@@ -48,17 +48,17 @@ def make_plan(spec: RunSpec, base_url: str) -> Plan:
     Raises:
         InputError: a prompt template is missing.
     """
-    mode = get_mode(spec.mode)
     instances = {name: tuple(puzzles.get_puzzle(name).generate(level, spec.seed + seed)
                              for level in spec.levels for seed in range(spec.instances_per_level))
                  for name in spec.puzzles}
     jobs = []
-    for name, records in instances.items():
-        for question in mode.questions(puzzles.get_puzzle(name), records, spec.limits):
-            for model in spec.models:
-                for sample in range(spec.samples):
-                    sampling = Sampling(spec.temperature, spec.max_tokens, spec.seed * SEED_STRIDE + sample)
-                    key = sample_key(model, base_url, question.prompt.text, sampling, sample)
-                    jobs.append(SampleJob(key, model, mode.name, name, sample, question.prompt, sampling, question.instances,
-                                          question.instance_id))
+    for mode in map(get_mode, spec.modes):  # every mode on the same records
+        for name, records in instances.items():
+            for question in mode.questions(puzzles.get_puzzle(name), records, spec.limits):
+                for model in spec.models:
+                    for sample in range(spec.samples):
+                        sampling = Sampling(spec.temperature, spec.max_tokens, spec.seed * SEED_STRIDE + sample)
+                        key = sample_key(model, base_url, question.prompt.text, sampling, sample)
+                        jobs.append(SampleJob(key, model, mode.name, name, sample, question.prompt, sampling,
+                                              question.instances, question.instance_id))
     return Plan(tuple(jobs), instances)

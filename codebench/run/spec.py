@@ -14,11 +14,12 @@ from typing import Any
 import puzzles
 
 from ..errors import ConfigError, InputError
-from ..modes import get_mode
+from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
 from ..sandbox import BACKENDS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
 
+BOTH = "both"  # --mode both: every mode, on exactly the same instances
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
 
@@ -30,7 +31,7 @@ class RunSpec:
     base_url: str | None = None
     api_key_env: str | None = None
     preset: str | None = None
-    mode: str = "code"
+    mode: str = "code"  # code, instruction, or both (the two on exactly the same instances)
     puzzles: tuple[str, ...] = tuple(puzzles.puzzle_names())
     levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
     instances_per_level: int = 3
@@ -42,11 +43,13 @@ class RunSpec:
     max_connections: int = 8
     workers: int | None = None
     backend: str = "docker"
+    format_retries: int = FORMAT_RETRIES  # instruction mode: corrective follow-ups when nothing parseable came back
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
         """What types cannot say (types and ranges of option values are `RunOptions`' part)."""
-        get_mode(self.mode)  # raises ConfigError with the known modes
+        if self.mode not in (*MODES, BOTH):
+            raise ConfigError(f"--mode {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
             raise ConfigError("give at least one --model")
         if self.backend not in BACKENDS:
@@ -56,6 +59,11 @@ class RunSpec:
         outside = sorted(set(self.levels) - set(puzzles.LEVELS))
         if outside or not self.levels:
             raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The modes the run asks in: `both` is every mode, on the same instances."""
+        return MODES if self.mode == BOTH else (self.mode,)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -145,4 +153,5 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
                    max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
                    max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
+                   format_retries=checked.format_retries,
                    out=Path(checked.out))

@@ -25,10 +25,10 @@ pytestmark = pytest.mark.docker
 SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
 
 
-def rows(out: Path) -> list[tuple[str, str, int, str, int, str]]:
+def rows(out: Path) -> list[tuple[str, str, str, int, str, int, str]]:
     store = Store.for_reading(out / "run.sqlite")
     try:
-        return sorted((r.model, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in store.report_rows())
+        return sorted((r.model, r.mode, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in store.report_rows())
     finally:
         store.close()
 
@@ -45,7 +45,7 @@ def test_every_status_appears_where_expected(tmp_path: Path, capsys: pytest.Capt
         code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", models, "--puzzles", "hanoi,sudoku",
                              *SMALL, "--out", str(tmp_path))
     assert code == 0
-    statuses = {(model, puzzle): status for model, puzzle, _, _, _, status in rows(tmp_path)}
+    statuses = {(model, puzzle): status for model, _, puzzle, _, _, _, status in rows(tmp_path)}
     expected = {"oracle": "legal", "wrong": "rule_violation", "syntax_error": "syntax_error", "timeout": "timeout",
                 "crash": "runtime_error", "no_code": "no_code"}
     assert statuses == {(model, puzzle): status for model, status in expected.items() for puzzle in ("hanoi", "sudoku")}
@@ -56,7 +56,7 @@ def test_slow_programs_collapse_at_high_levels(tmp_path: Path, capsys: pytest.Ca
         code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "slow", "--puzzles", "sudoku", "--levels", "1,6",
                              "--instances-per-level", "2", "--samples", "1", "--cpu", "1", "--out", str(tmp_path))
     assert code == 0
-    assert {(level, status) for _, _, level, _, _, status in rows(tmp_path)} == {(1, "legal"), (6, "timeout")}
+    assert {(level, status) for _, _, _, level, _, _, status in rows(tmp_path)} == {(1, "legal"), (6, "timeout")}
     threshold = report_json(capsys, tmp_path)["thresholds"][0]
     assert 9 < threshold["lambda_star"] < 64  # between the mean empties of L1 and L6
 
@@ -112,9 +112,10 @@ def _stored_executions(out: Path) -> int:
         return 0  # not created yet
 
 
-def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path: Path) -> None:
-    args = ["--model", "mixed", "--puzzles", "hanoi,waterjug,river", "--levels", "1-3", "--instances-per-level", "2",
-            "--samples", "3", "--cpu", "1", "--max-connections", "2"]
+@pytest.mark.parametrize("mode", ["code", "both"])
+def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path: Path, mode: str) -> None:
+    args = ["--model", "mixed", "--mode", mode, "--puzzles", "hanoi,waterjug,river", "--levels", "1-3",
+            "--instances-per-level", "2", "--samples", "3", "--cpu", "1", "--max-connections", "2"]
     with start_mock_server(latency_s=0.4, seed=1) as server:
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
@@ -130,8 +131,26 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
         subprocess.run([*command, "--out", str(tmp_path / "resumed")], env=env, capture_output=True, check=True, timeout=600)
     whole, resumed = rows(tmp_path / "whole"), rows(tmp_path / "resumed")
     assert 0 < len(partial) < len(whole)  # it really was interrupted
-    assert resumed == whole and len(whole) == 3 * 3 * 2 * 3
+    assert resumed == whole and len(whole) == 3 * 3 * 2 * 3 * (2 if mode == "both" else 1)
     assert max(Counter(whole).values()) == 1  # no duplicates
+
+
+def test_both_modes_run_on_exactly_the_same_instances(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with start_mock_server() as server:
+        code, _, _ = run_cli(capsys, "run", "--mode", "both", "--base-url", server.url, "--model", "oracle",
+                             "--puzzles", "hanoi,sudoku", "--levels", "1,2", "--instances-per-level", "2", "--samples", "1",
+                             "--cpu", "1", "--out", str(tmp_path))
+    assert code == 0
+    store = Store.for_reading(tmp_path / "run.sqlite")
+    try:
+        by_mode: dict[str, set[tuple[str, str]]] = {}
+        for row in store.report_rows():
+            assert row.status == "legal", row
+            by_mode.setdefault(row.mode, set()).add((row.puzzle, row.instance_id))
+    finally:
+        store.close()
+    assert sorted(by_mode) == ["code", "instruction"] and by_mode["code"] == by_mode["instruction"]
+    assert len(by_mode["code"]) == 2 * 2 * 2
 
 
 @pytest.mark.parametrize(("sent", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])

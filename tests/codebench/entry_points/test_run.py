@@ -35,7 +35,7 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
     ("argv", "message"),
     [
         (["--puzzles", "towers"], "unknown puzzle 'towers'"),
-        (["--mode", "essay"], "--mode 'essay': choose one of code, instruction"),
+        (["--mode", "essay"], "--mode 'essay': choose one of code, instruction, both"),
         (["--levels", "x"], "--levels 'x'"),
         (["--samples", "0"], "run option samples=0: input should be greater than or equal to 1"),
         (["--instances-per-level", "1000000000"], "instances_per_level=1000000000: input should be less than or equal to 10000"),
