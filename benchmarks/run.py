@@ -13,6 +13,10 @@
    Bar: run ≥ 0.8 × check.
 4. N requests with 200 ms injected latency through the model client at concurrency C.
    Bar: wall time ≤ 1.2 × N × 0.2 s ÷ C.
+5. Instruction mode through the whole pipeline (plan made beforehand): N samples, one per instance of all nine
+   puzzles × six levels, a model answering the oracle's answer after 200 ms (answers computed before the clock
+   starts), concurrency C; beside it the seconds spent validating answers.
+   Bars: wall time ≤ 1.2 × N × 0.2 s ÷ C, and validation < 5% of it.
 Run: `.venv/bin/python benchmarks/run.py [--skip-docker] [--requests 64] [--concurrency 8]`.
 """
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import sys
 import tempfile
 import threading
@@ -36,6 +41,7 @@ import puzzles  # noqa: E402
 from codebench.model.client import ModelClient  # noqa: E402
 from codebench.model.mock_server import start_mock_server  # noqa: E402
 from codebench.model.presets import Endpoint  # noqa: E402
+from codebench.modes import instruction  # noqa: E402
 from codebench.oracles import oracle_source  # noqa: E402
 from codebench.run.check import check_program  # noqa: E402
 from codebench.run.pipeline import Tracker, execute_plan, record_plan  # noqa: E402
@@ -223,6 +229,64 @@ def latency(requests: int, concurrency: int) -> bool:
     return seconds <= bound
 
 
+class PresolvedModel:
+    """A chat model that answers every instruction prompt with the oracle's answer after `latency_s`, C at a time:
+    the answers are computed before the clock starts, so only the pipeline, validation and the store are timed."""
+
+    base_url = "http://presolved.invalid/v1"
+
+    def __init__(self, plan: Any, latency_s: float, concurrency: int) -> None:
+        self.latency_s, self.slots = latency_s, asyncio.Semaphore(concurrency)
+        self.replies = {}
+        for job in plan.samples:
+            record = job.instances[0]
+            answer = json.dumps(puzzles.get_puzzle(job.puzzle).solve(record.instance))
+            self.replies[job.prompt.text] = f"Step by step, checking every rule:\n\n```json\n{answer}\n```\n"
+
+    async def complete(self, messages: list[dict[str, str]], *, temperature: float, max_tokens: int | None,
+                       seed: int) -> Completion:
+        async with self.slots:
+            await asyncio.sleep(self.latency_s)
+        text = self.replies[json.dumps(messages, ensure_ascii=False, separators=(",", ":"))]
+        return Completion(text, "stop", False, 100, len(text) // 4, self.latency_s, "presolved", None)
+
+
+def instruction_latency(folder: Path, concurrency: int) -> bool:
+    validating = [0.0]
+    judge = instruction.judge_answer
+
+    def timed(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return judge(*args)
+        finally:
+            validating[0] += time.perf_counter() - start
+
+    spec = RunSpec(models=("oracle",), base_url=PresolvedModel.base_url, mode="instruction", levels=LEVELS,
+                   instances_per_level=1, samples=1, max_tokens=None, max_connections=concurrency, out=folder)
+    plan = make_plan(spec, PresolvedModel.base_url)
+    model = PresolvedModel(plan, 0.2, concurrency)
+    store = Store(folder / "run.sqlite")
+    record_plan(store, spec, plan, PresolvedModel.base_url)
+    tracker = Tracker()
+    instruction.judge_answer = timed  # type: ignore[assignment]
+    start = time.perf_counter()
+    try:
+        asyncio.run(execute_plan(spec, plan, store, {"oracle": model}, None, tracker))
+    finally:
+        instruction.judge_answer = judge  # type: ignore[assignment]
+    seconds = time.perf_counter() - start
+    store.close()
+    samples = len(plan.samples)
+    bound = 1.2 * samples * 0.2 / concurrency
+    share = validating[0] / seconds
+    assert tracker.statuses.get("legal") == samples, tracker.statuses
+    print(f"5. {samples} instruction samples at 200 ms latency, concurrency {concurrency}: {seconds:.2f} s (ideal "
+          f"{samples * 0.2 / concurrency:.2f} s, bar {bound:.2f} s) = {seconds / bound:.2f} of the bar; validating "
+          f"{validating[0]:.3f} s = {share:.1%} of it (bar 5%)")
+    return seconds <= bound and share < 0.05
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-docker", action="store_true", help="only the fake-backend and model-client parts")
@@ -235,6 +299,7 @@ def main() -> None:
         if not args.skip_docker:
             results += [demo_on_docker(Path(folder) / "demo"), run_against_check(Path(folder) / "check", args.instances_per_level)]
         results.append(latency(args.requests, args.concurrency))
+        results.append(instruction_latency(Path(folder), args.concurrency))
     raise SystemExit(0 if all(results) else 1)
 
 
