@@ -104,7 +104,7 @@ def _cell_values(report: Report, cell: CellMetrics) -> list[str]:
             _rate(cell.legal_rate), *passes, _rate(cell.oracle_best_of_n), _rate(cell.best_sample_mean)]
 
 
-def _align(rows: list[list[str]], numeric: range) -> list[str]:
+def align_columns(rows: list[list[str]], numeric: range) -> list[str]:
     """Columns padded to their widest entry; the `numeric` columns right-aligned, the others left."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(v.rjust(w) if i in numeric else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
@@ -119,11 +119,11 @@ def _table(report: Report) -> str:
     for (model, mode), cells in groups.items():
         header = ["puzzle", *_cell_columns(report), "failures", "infra"]
         body = [[c.puzzle, *_cell_values(report, c), _mix(_failures(c)), _mix(c.infra_counts)] for c in cells]
-        lines += ["", f"{model} · {mode}", *_align([header, *body], numeric=range(1, len(header) - 2))]
+        lines += ["", f"{model} · {mode}", *align_columns([header, *body], numeric=range(1, len(header) - 2))]
     if report.thresholds:
         rows = [["model", "mode", "puzzle", "λ*", "interval"],
                 *([t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds)]
-        lines += ["", COLLAPSE_TITLE, *_align(rows, numeric=range(3, 4))]
+        lines += ["", COLLAPSE_TITLE, *align_columns(rows, numeric=range(3, 4))]
     lines += ["", *LEGEND]
     return "\n".join(lines) + "\n"
 

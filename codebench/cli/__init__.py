@@ -20,7 +20,7 @@ from . import _interrupt
 from ._check import check
 from ._mock import mock_server_command
 from ._puzzles import puzzles_app
-from ._run import demo, report, run
+from ._run import compare, demo, report, run
 from ._sandbox import sandbox_app
 
 app = typer.Typer(
@@ -34,6 +34,7 @@ app.add_typer(sandbox_app, name="sandbox")
 app.command()(check)
 app.command()(run)
 app.command()(report)
+app.command()(compare)
 app.command()(demo)
 app.command("mock-server")(mock_server_command)
 

@@ -1,4 +1,4 @@
-"""`codebench run`, `codebench report` and `codebench demo`: parsing and printing only.
+"""`codebench run`, `codebench report`, `codebench compare` and `codebench demo`: parsing and printing only.
 
 Exit codes: 0 done, 2 usage error, 3 the endpoint or the sandbox refuses the run (finished work stays stored),
 130 interrupted. The pipeline, the store and the model client are imported inside the commands.
@@ -156,6 +156,63 @@ def _print_report(store: Store, fmt: str, output: Path | None) -> None:
     status.print(f"report written: {output}", highlight=False, markup=False)
 
 
+def compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (each holds run.sqlite).")],
+    a: Annotated[Optional[str], typer.Option("--a", help="Side A: MODEL:MODE, or N/MODEL:MODE for the N-th run.")] = None,
+    b: Annotated[Optional[str], typer.Option("--b", help="Side B, as --a.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Paired comparison of two sides on their shared instances: difference, bootstrap interval, McNemar, flips."""
+    from ..analysis.compare import compare as paired
+    from ..analysis.compare import render_comparison
+    from ..run.store import Store
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"--format {fmt!r}: choose table, json")
+    databases = [_database(folder) for folder in run_dirs]
+    if output is not None:
+        check_output(output, databases)
+    runs = []
+    for database in databases:
+        store = Store.for_reading(database)
+        try:
+            runs.append(store.report_rows())
+        finally:
+            store.close()
+    side_a, side_b = _sides(runs, a, b)
+    text = render_comparison(paired(runs, side_a, side_b), fmt)
+    if output is None:
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
+        return
+    with open_output(output, databases) as out:
+        out.write(text)
+    status.print(f"comparison written: {output}", highlight=False, markup=False)
+
+
+def _sides(runs: list[Any], a: str | None, b: str | None) -> tuple[Any, Any]:
+    """The sides the user named; by default, on one run holding one model in both modes, instruction against code."""
+    from ..analysis.compare import Side
+
+    if a is not None and b is not None:
+        return Side.parse(a, "--a", len(runs)), Side.parse(b, "--b", len(runs))
+    if a is not None or b is not None:
+        raise InputError("give both --a and --b, or neither (one run with one model in both modes)")
+    found = sorted({(row.model, row.mode) for rows in runs for row in rows})
+    models = {model for model, _ in found}
+    if len(runs) == 1 and len(models) == 1 and {mode for _, mode in found} >= {"instruction", "code"}:
+        model = models.pop()
+        return Side(model, "instruction"), Side(model, "code")
+    shown = ", ".join(f"{model}:{mode}" for model, mode in found) or "none"
+    raise InputError(f"name the sides with --a and --b (sides found: {shown})")
+
+
+def _database(folder: Path) -> Path:
+    if not (folder / DATABASE).is_file():
+        raise InputError(f"{folder} holds no {DATABASE}: give the --out directory of a run")
+    return folder / DATABASE
+
+
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
     fmt: Annotated[str, typer.Option("--format", help="table, md, csv or json.")] = "table",
@@ -166,11 +223,10 @@ def report(
 
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
-    if not (run_dir / DATABASE).is_file():
-        raise InputError(f"{run_dir} holds no {DATABASE}: give the --out directory of a run")
+    database = _database(run_dir)
     if output is not None:
-        check_output(output, [run_dir / DATABASE])
-    store = Store.for_reading(run_dir / DATABASE)
+        check_output(output, [database])
+    store = Store.for_reading(database)
     try:
         _print_report(store, fmt, output)
     finally:
