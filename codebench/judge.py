@@ -27,8 +27,9 @@ class _Call:
 def judge_execution(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any], limits: Limits) -> Outcome:
     """Classify one execution; the answer (if any) is validated here."""
     call = _classify(facts, limits) or _validate(facts, puzzle, instance)
-    issues = call.verdict.issues if call.verdict else ()
-    return Outcome(call.status, call.detail, issues, facts.cpu_s, facts.wall_s, facts.peak_mib, facts.stdout, facts.stderr)
+    verdict = call.verdict or Verdict(False)
+    return Outcome(call.status, call.detail, verdict.issues, facts.cpu_s, facts.wall_s, facts.peak_mib, facts.stdout, facts.stderr,
+                   verdict.first_illegal_step, verdict.steps_applied)
 
 
 def _classify(facts: Facts, limits: Limits) -> _Call | None:
@@ -68,7 +69,9 @@ def judge_answer(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | by
     """The validator's verdict on an answer's JSON text read straight from a model (instruction mode): `legal`, or
     `rule_violation` with the first issue as the detail."""
     call = _validated(puzzle, instance, answer)
-    return Outcome(call.status, call.detail, call.verdict.issues if call.verdict else ())
+    verdict = call.verdict or Verdict(False)
+    return Outcome(call.status, call.detail, verdict.issues, first_illegal_step=verdict.first_illegal_step,
+                   steps_applied=verdict.steps_applied)
 
 
 def _validate(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any]) -> _Call:

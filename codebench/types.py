@@ -166,10 +166,13 @@ class Outcome:
     peak_mib: float = 0.0
     stdout: str = ""
     stderr: str = ""
+    first_illegal_step: int | None = None  # trajectory puzzles: the first rejected step
+    steps_applied: int | None = None  # trajectory puzzles: legal steps simulated before stopping (how far it got)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": str(self.status), "detail": self.detail, "issues": [issue.to_json() for issue in self.issues],
-                "cpu_s": self.cpu_s, "wall_s": self.wall_s, "peak_mib": self.peak_mib, "stdout": self.stdout, "stderr": self.stderr}
+                "cpu_s": self.cpu_s, "wall_s": self.wall_s, "peak_mib": self.peak_mib, "stdout": self.stdout, "stderr": self.stderr,
+                "first_illegal_step": self.first_illegal_step, "steps_applied": self.steps_applied}
 
 
 # -- the sandbox's work ---------------------------------------------------------------------------------------
@@ -263,6 +266,8 @@ class Completion:
     latency_s: float
     server_model: str | None
     error: str | None
+    reasoning: str | None = None  # what a reasoning model returned beside its answer (`reasoning_content`), if any
+    reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens, if the server counts them
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .presets import Endpoint
 INITIAL_DELAY_S, MAX_DELAY_S, MAX_RETRY_AFTER_S = 0.5, 8.0, 60.0
 RESUME = "then re-run the same command (finished samples are kept)"
 MESSAGE_CHARS = 300
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # where servers put a reasoning model's thinking: vLLM, DeepSeek; OpenRouter
 
 
 class ModelClient:
@@ -141,10 +142,13 @@ def _completion(response: Any, latency_s: float) -> Completion:
         return Completion("", None, False, prompt_tokens, completion_tokens, latency_s, server_model, f"malformed response: {kind}")
     finish_reason = getattr(choices[0], "finish_reason", None)
     finish_reason = finish_reason if isinstance(finish_reason, str) else None
-    text = getattr(getattr(choices[0], "message", None), "content", None)
+    message = getattr(choices[0], "message", None)
+    text = getattr(message, "content", None)
     error = None if isinstance(text, str) else f"empty response: the message has no text content (finish_reason {finish_reason})"
+    reasoning = next((value for name in REASONING_FIELDS if isinstance(value := getattr(message, name, None), str)), None)
+    reasoning_tokens = _count(getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None))
     return Completion(text if isinstance(text, str) else "", finish_reason, finish_reason == "length", prompt_tokens,
-                      completion_tokens, latency_s, server_model, error)
+                      completion_tokens, latency_s, server_model, error, reasoning, reasoning_tokens)
 
 
 def _count(value: object) -> int | None:

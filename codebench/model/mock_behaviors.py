@@ -2,13 +2,15 @@
 
 Code mode: `oracle` answers with the real oracle program (`codebench.oracles`); `slow` with one that re-solves
 1000×; `wrong` with a well-formed program the validator rejects; `syntax_error`, `timeout`, `crash` and
-`no_code` with replies that end in those statuses; `format_retry` as `oracle`; `mixed` draws one per request, seeded.
+`no_code` with replies that end in those statuses; `format_retry` and `reasoning` as `oracle`; `mixed` draws one per
+request, seeded.
 
 Instruction mode (the prompt says `codebench-mode: instruction` and shows the instance as JSON): `oracle` and
 `slow` reason briefly and end with the reference solver's answer in a ```json block; `wrong` with the answer the
 `wrong` program computes; `syntax_error` with the answer as a Python literal (single quotes: no JSON anywhere);
 `timeout` with a reply cut off inside its JSON block (finish reason `length`); `crash` with JSON of the wrong
-shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded.
+shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded;
+`reasoning` with the right answer and its thinking in a separate `reasoning_content` field, as reasoning models send.
 Imports the standard library, `puzzles`, the oracles and the shared types only.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from puzzles import get_puzzle
 
@@ -26,7 +28,7 @@ from ..types import Status
 
 # `syntax_error`, `timeout` and `no_code` are named after the status their replies end in
 SYNTAX_ERROR, TIMEOUT, NO_CODE_REPLY = Status.SYNTAX_ERROR.value, Status.TIMEOUT.value, Status.NO_CODE.value
-BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "mixed")
+BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "reasoning", "mixed")
 FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
 MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, SYNTAX_ERROR: 1, TIMEOUT: 1, "crash": 1, NO_CODE_REPLY: 1}
 SLOW_REPEATS = 1000  # `slow` re-solves this often: fine on small instances, over the CPU limit on large ones
@@ -55,9 +57,15 @@ NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first sea
            "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
 
 
-def reply(behavior: str, prompt: str, reminded: bool) -> tuple[str, str | None]:
-    """(what a model of this behaviour says to `prompt`, the finish reason it forces or None); `reminded`: the
-    conversation already holds a reply and a follow-up (an instruction-mode format retry). `mixed` excluded.
+class MockReply(NamedTuple):
+    text: str
+    finish: str | None = None  # a finish reason the behaviour forces (`length` for a cut-off reply)
+    reasoning: str | None = None  # sent as the message's `reasoning_content`
+
+
+def reply(behavior: str, prompt: str, reminded: bool) -> MockReply:
+    """What a model of this behaviour says to `prompt`; `reminded`: the conversation already holds a reply and a
+    follow-up (an instruction-mode format retry). `mixed` excluded.
 
     Raises:
         ValueError: a behaviour that answers a puzzle, without a known one named in the prompt (or its instance).
@@ -65,7 +73,7 @@ def reply(behavior: str, prompt: str, reminded: bool) -> tuple[str, str | None]:
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
     if INSTRUCTION.search(prompt) is None:
-        return reply_text(behavior, puzzle), None
+        return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.search(prompt)
     if puzzle not in ORACLES or shown is None:
         raise ValueError("an instruction-mode prompt must name its puzzle ('codebench-puzzle: NAME') and show the "
@@ -73,10 +81,10 @@ def reply(behavior: str, prompt: str, reminded: bool) -> tuple[str, str | None]:
     return instruction_reply(behavior, str(puzzle), json.loads(shown.group(1)), reminded)
 
 
-def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], reminded: bool) -> tuple[str, str | None]:
-    """The instruction-mode reply of `behavior` to one instance of `puzzle`, and the finish reason it forces."""
+def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], reminded: bool) -> MockReply:
+    """The instruction-mode reply of `behavior` to one instance of `puzzle`."""
     if behavior == NO_CODE_REPLY or (behavior == "format_retry" and not reminded):
-        return "I worked through the puzzle step by step and I am fairly confident, but I will keep the answer to myself.", None
+        return MockReply("I worked through the puzzle step by step and I am fairly confident, but I will keep the answer to myself.")
     if behavior == "wrong":
         namespace: dict[str, Any] = {}
         exec(f"def solve(instance):\n    {WRONG[puzzle]}\n", namespace)  # our own snippet, on our own instance
@@ -84,14 +92,16 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
     else:
         answer = get_puzzle(puzzle).solve(instance)
     if behavior == SYNTAX_ERROR:
-        return f"The answer, as a Python value:\n\n{answer!r}\n", None
+        return MockReply(f"The answer, as a Python value:\n\n{answer!r}\n")
     if behavior == "crash":
         answer = {"answer": answer}
     text = json.dumps(answer)
-    reasoning = f"Working through the {puzzle} instance step by step, checking each rule, gives this answer.\n\n"
+    reasoning = f"Working through the {puzzle} instance step by step, checking each rule, gives this answer."
     if behavior == TIMEOUT:
-        return reasoning + "```json\n" + text[: max(1, len(text) // 2)], "length"
-    return reasoning + "```json\n" + text + "\n```\n", None
+        return MockReply(reasoning + "\n\n```json\n" + text[: max(1, len(text) // 2)], "length")
+    if behavior == "reasoning":
+        return MockReply("```json\n" + text + "\n```\n", reasoning=reasoning)
+    return MockReply(reasoning + "\n\n```json\n" + text + "\n```\n")
 
 
 def reply_text(behavior: str, puzzle: str | None) -> str:
@@ -100,7 +110,7 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
     Raises:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
-    behavior = "oracle" if behavior == "format_retry" else behavior  # code mode has no format retries
+    behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
     if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
         raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
     if behavior == "oracle":

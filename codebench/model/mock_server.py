@@ -138,20 +138,26 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
         behavior = mixed_choice(config.seed, request.get("seed"), messages)
     reminded = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
     try:
-        text: str | None
-        text, forced = reply(behavior, prompt, reminded)
+        said = reply(behavior, prompt, reminded)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
-    finish = forced or "stop"
+    text: str | None = said.text
+    finish = said.finish or "stop"
     if tokens is not None and len(text) > 4 * tokens:
         text, finish = text[: 4 * tokens], "length"
-    usage = {"prompt_tokens": (len(prompt) + 3) // 4, "completion_tokens": (len(text) + 3) // 4}
+    usage: dict[str, Any] = {"prompt_tokens": (len(prompt) + 3) // 4, "completion_tokens": (len(text) + 3) // 4}
+    if said.reasoning is not None:
+        usage["completion_tokens"] += (len(said.reasoning) + 3) // 4
+        usage["completion_tokens_details"] = {"reasoning_tokens": (len(said.reasoning) + 3) // 4}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     body: dict[str, Any] = {"id": f"chatcmpl-mock-{hit}", "object": "chat.completion", "created": int(time.time()),
                             "model": model, "system_fingerprint": f"codebench-mock-{config.seed}", "usage": usage}
     if model != "malformed":
         text = None if model == "empty" else text
-        body["choices"] = [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish, "logprobs": None}]
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if said.reasoning is not None:
+            message["reasoning_content"] = said.reasoning
+        body["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
     return 200, body
 
 

@@ -37,7 +37,7 @@ class RunSpec:
     instances_per_level: int = 3
     samples: int = 4
     temperature: float = 0.7
-    max_tokens: int | None = 4096
+    max_tokens: int | None = None  # no cap of ours: the server's own (the model's context) applies; see the README
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
     max_connections: int = 8

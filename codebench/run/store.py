@@ -25,9 +25,10 @@ from ..errors import SchemaVersionError, StoreError
 from ..keys import execution_key
 from ..types import Completion, ExecutionRow, Limits, Outcome, Program, Reading, Sample, Sampling, Status
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"},
-          2: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
+          2: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"},
+          3: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -38,12 +39,12 @@ CREATE TABLE samples (
     instance_id TEXT, sample INTEGER NOT NULL, prompt TEXT NOT NULL, params TEXT NOT NULL,
     response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
     latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
-    format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
+    format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER);
 CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE executions (
     key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
     detail TEXT NOT NULL, issues TEXT NOT NULL, cpu_s REAL, wall_s REAL, peak_mib REAL,
-    stdout TEXT, stderr TEXT, created REAL NOT NULL);
+    stdout TEXT, stderr TEXT, created REAL NOT NULL, first_illegal_step INTEGER, steps_applied INTEGER);
 CREATE TABLE plan_samples (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
     instance_id TEXT, sample INTEGER NOT NULL);
@@ -59,9 +60,15 @@ CREATE TABLE plan_samples (
     instance_id TEXT, sample INTEGER NOT NULL);
 CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
 """
+MIGRATE_2_TO_3 = """
+ALTER TABLE samples ADD COLUMN reasoning TEXT;
+ALTER TABLE samples ADD COLUMN reasoning_tokens INTEGER;
+ALTER TABLE executions ADD COLUMN first_illegal_step INTEGER;
+ALTER TABLE executions ADD COLUMN steps_applied INTEGER;
+"""
 SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                   "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
-                  "program_key", "read_status", "read_detail", "format_retries")
+                  "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens")
 CHUNK = 500  # keys per IN (...) query
 
 
@@ -211,7 +218,8 @@ class Store:
                   sample.prompt, json.dumps(asdict(sample.sampling), sort_keys=True), completion.text, completion.finish_reason,
                   int(completion.truncated), completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
                   completion.server_model, completion.error, program.key if program else None,
-                  None if reading.status is None else str(reading.status), reading.detail, sample.format_retries)
+                  None if reading.status is None else str(reading.status), reading.detail, sample.format_retries,
+                  completion.reasoning, completion.reasoning_tokens)
         with self._transaction() as db:
             if program is not None:
                 db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
@@ -233,9 +241,12 @@ class Store:
         """Store (key, program key, instance id, outcome) rows in one transaction."""
         now = time.time()
         rows = [(key, program, instance_id, str(o.status), o.detail, json.dumps([issue.to_json() for issue in o.issues]), o.cpu_s,
-                 o.wall_s, o.peak_mib, o.stdout, o.stderr, now) for key, program, instance_id, o in executions]
+                 o.wall_s, o.peak_mib, o.stdout, o.stderr, now, o.first_illegal_step, o.steps_applied)
+                for key, program, instance_id, o in executions]
         with self._transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("INSERT OR REPLACE INTO executions (key, program_key, instance_id, status, detail, issues, cpu_s, "
+                           "wall_s, peak_mib, stdout, stderr, created, first_illegal_step, steps_applied) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def executed(self, keys: Iterable[str]) -> dict[str, str]:
         """{execution key: status} for the keys already stored."""
@@ -301,9 +312,9 @@ class Store:
 def _sample(row: tuple[Any, ...]) -> Sample:
     (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
      prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
-     format_retries, source) = row
+     format_retries, reasoning, reasoning_tokens, source) = row
     completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
-                            server_model, error)
+                            server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
     reading = Reading(Status(read_status) if read_status else None, read_detail or "", program)
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt, Sampling(**json.loads(params)),
@@ -335,27 +346,35 @@ def _create(db: sqlite3.Connection) -> None:
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a version-1 database to the current schema, in one transaction."""
+    """Bring a version-1 or -2 database to the current schema, in one transaction."""
     db.execute("BEGIN IMMEDIATE")
     try:
-        old = db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
-        for statement in MIGRATE_1_TO_2.split(";"):
+        if version < 2:
+            _migrate_1_to_2(db)
+        for statement in MIGRATE_2_TO_3.split(";"):  # reasoning, and how far a trajectory got: unknown before
             if statement.strip():
                 db.execute(statement)
-        db.execute("UPDATE samples SET read_status = NULL WHERE read_status = 'ok'")  # version 1's word for "a program"
-        db.execute("UPDATE samples SET read_status = ? WHERE error IS NOT NULL", (str(Status.API_ERROR),))
-        if old is not None:
-            plan = json.loads(old[0])
-            _write_plan(db, StoredPlan(plan["base_url"], Limits(**plan["limits"]),
-                                       tuple(PlannedSample(key, model, plan["mode"], puzzle, None, index)
-                                             for key, model, puzzle, index in plan["samples"]),
-                                       {name: tuple(ids) for name, ids in plan["instances"].items()}))
-            db.execute("DELETE FROM meta WHERE key = 'plan'")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def _migrate_1_to_2(db: sqlite3.Connection) -> None:
+    old = db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
+    for statement in MIGRATE_1_TO_2.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("UPDATE samples SET read_status = NULL WHERE read_status = 'ok'")  # version 1's word for "a program"
+    db.execute("UPDATE samples SET read_status = ? WHERE error IS NOT NULL", (str(Status.API_ERROR),))
+    if old is not None:
+        plan = json.loads(old[0])
+        _write_plan(db, StoredPlan(plan["base_url"], Limits(**plan["limits"]),
+                                   tuple(PlannedSample(key, model, plan["mode"], puzzle, None, index)
+                                         for key, model, puzzle, index in plan["samples"]),
+                                   {name: tuple(ids) for name, ids in plan["instances"].items()}))
+        db.execute("DELETE FROM meta WHERE key = 'plan'")
 
 
 def _write_plan(db: sqlite3.Connection, plan: StoredPlan) -> None:

@@ -48,7 +48,7 @@ def _programs() -> dict[str, tuple[str, str]]:
     table = {}
     for behavior in BEHAVIORS:
         for name in puzzles.puzzle_names():
-            if behavior in ("mixed", "format_retry"):  # one picks another; the other writes the oracle's program
+            if behavior in ("mixed", "format_retry", "reasoning"):  # one picks another; the others write the oracle's program
                 continue
             source = extract_program(reply_text(behavior, name)).source
             if source is not None:

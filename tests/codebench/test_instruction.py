@@ -97,6 +97,7 @@ BEHAVIOURS = {  # mock behaviour -> (status, format retries, truncated)
     "no_code": ("no_answer", FORMAT_RETRIES, False),  # prose only
     "timeout": ("no_answer", FORMAT_RETRIES, True),  # cut off inside the JSON block
     "format_retry": ("legal", 1, False),  # right once reminded
+    "reasoning": ("legal", 0, False),  # its thinking in reasoning_content, kept beside the answer
 }
 
 
@@ -117,6 +118,9 @@ def test_every_behaviour_ends_in_its_status_with_its_retries_and_no_sandbox(tmp_
                         for puzzle in ("hanoi", "sudoku", "rubik") for level in (1, 3)}
     with closing(sqlite3.connect(tmp_path / "run.sqlite")) as db:
         stored = db.execute("SELECT model, format_retries, truncated, instance_id, mode FROM samples").fetchall()
+        thinking = db.execute("SELECT model, reasoning, reasoning_tokens FROM samples WHERE reasoning IS NOT NULL").fetchall()
+    assert {model for model, _, _ in thinking} == {"reasoning"}
+    assert all(text.startswith("Working through the") and tokens and tokens > 0 for _, text, tokens in thinking)
     assert {(model, retries, bool(truncated)) for model, retries, truncated, _, _ in stored} == {
         (model, retries, truncated) for model, (_, retries, truncated) in BEHAVIOURS.items()}
     assert all(instance_id and mode == "instruction" for *_, instance_id, mode in stored)  # one request per instance
