@@ -311,6 +311,8 @@ class ExecutionRow:
     status: str  # a Status value (older stores or other tools may hold others: reported as they are)
     detail: str
     complexity: float | None  # the instance's scalar λ; None → the level number
+    progress: float | None = None  # trajectory puzzles: the fraction of the shortest solution's length the legal steps reached (≤ 1)
+    first_illegal_step: int | None = None  # trajectory puzzles: where the first illegal step was
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")

@@ -1,4 +1,5 @@
-"""Metrics over execution rows: per-cell rates, unbiased pass@k, best-of-n, and the collapse threshold λ*.
+"""Metrics over execution rows: per-cell rates, unbiased pass@k, best-of-n, the collapse threshold λ*, and how far
+failing trajectories got.
 
 Pure functions over `ExecutionRow`s (the run store produces them); imports the standard library and the shared types.
 A cell is one (model, mode, puzzle, level). Infrastructure statuses (`sandbox_error`, `api_error`) say
@@ -41,6 +42,19 @@ class CellMetrics:
     oracle_best_of_n: float  # fraction of instances with any legal sample
     best_sample_mean: float  # PuzzlePlex's best-of-n: the best single sample's mean legal rate over instances
     mean_complexity: float  # mean λ of the counted instances
+
+
+@dataclass(frozen=True)
+class TraceGrade:
+    """How far the failing trajectories of one (model, mode, puzzle, level) got (the first seed's intermediate validity)."""
+
+    model: str
+    mode: str
+    puzzle: str
+    level: int
+    failures: int  # counted, not legal, with a trajectory the validator could follow
+    mean_progress: float  # their legal steps over the shortest solution's length, averaged
+    median_first_illegal: float | None  # the median index of their first illegal step (None: none had one)
 
 
 @dataclass(frozen=True)
@@ -147,6 +161,20 @@ def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...]) -> CellMetrics:
         oracle_best_of_n=_mean(correct[i] > 0 for i in outcomes),
         best_sample_mean=max((statistics.fmean(legal) for legal in by_sample.values()), default=math.nan),
         mean_complexity=_mean(tally.lambdas.values()))
+
+
+def trace_grades(rows: Sequence[ExecutionRow]) -> list[TraceGrade]:
+    """One TraceGrade per (model, mode, puzzle, level) whose failures have a trajectory to grade, sorted by that key."""
+    groups: defaultdict[_Key, list[ExecutionRow]] = defaultdict(list)
+    for row in rows:
+        if row.progress is not None and row.status != Status.LEGAL and row.status not in INFRASTRUCTURE_STATUSES:
+            groups[(row.model, row.mode, row.puzzle, row.level)].append(row)
+    grades = []
+    for key, failed in sorted(groups.items()):
+        steps = [row.first_illegal_step for row in failed if row.first_illegal_step is not None]
+        grades.append(TraceGrade(*key, len(failed), statistics.fmean(row.progress or 0.0 for row in failed),
+                                 statistics.median(steps) if steps else None))
+    return grades
 
 
 _Instance = tuple[float, int, int]  # (λ, legal executions, counted executions)

@@ -17,13 +17,24 @@ from typing import Any
 
 from ..errors import InputError
 from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, Status
-from .metrics import CellMetrics, CollapseThreshold, cell_metrics, check_ks, collapse_thresholds, ordered_counts
+from .metrics import (
+    CellMetrics,
+    CollapseThreshold,
+    TraceGrade,
+    cell_metrics,
+    check_ks,
+    collapse_thresholds,
+    ordered_counts,
+    trace_grades,
+)
 
 FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
           "best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances",
           "pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more")
 COLLAPSE_TITLE = "collapse threshold λ* (steepest decline of the legal rate per unit λ; 95% bootstrap interval over instances)"
+TRACE_TITLE = ("how far failing trajectories got (legal steps ÷ the shortest solution's length, averaged; the median "
+               "first illegal step)")
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,7 @@ class Report:
     cells: tuple[CellMetrics, ...]
     thresholds: tuple[CollapseThreshold, ...]
     totals: Totals
+    traces: tuple[TraceGrade, ...] = ()  # shown only when a run has graded trajectories (not in csv: one row per cell)
 
 
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0) -> Report:
@@ -52,7 +64,8 @@ def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int =
     executions = sum(counted.values())
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER))
-    return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals)
+    return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
+                  tuple(trace_grades(rows)))
 
 
 def render_report(report: Report, fmt: str) -> str:
@@ -124,6 +137,8 @@ def _table(report: Report) -> str:
         rows = [["model", "mode", "puzzle", "λ*", "interval"],
                 *([t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds)]
         lines += ["", COLLAPSE_TITLE, *align_columns(rows, numeric=range(3, 4))]
+    if report.traces:
+        lines += ["", TRACE_TITLE, *align_columns([TRACE_HEADER, *map(_trace_values, report.traces)], numeric=range(4, 7))]
     lines += ["", *LEGEND]
     return "\n".join(lines) + "\n"
 
@@ -145,8 +160,19 @@ def _markdown(report: Report) -> str:
     lines += ["", "## Collapse thresholds", "", COLLAPSE_TITLE + ".", ""]
     lines += _md_table(["model", "mode", "puzzle", "λ*", "interval"],
                        [[t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds])
+    if report.traces:
+        lines += ["", "## How far failing trajectories got", "", TRACE_TITLE + ".", ""]
+        lines += _md_table(TRACE_HEADER, [_trace_values(t) for t in report.traces])
     lines += ["", *(f"- {line}" for line in LEGEND)]
     return "\n".join(lines) + "\n"
+
+
+TRACE_HEADER = ["model", "mode", "puzzle", "level", "failures", "progress", "first illegal"]
+
+
+def _trace_values(grade: TraceGrade) -> list[str]:
+    first = "-" if grade.median_first_illegal is None else f"{grade.median_first_illegal:g}"
+    return [grade.model, grade.mode, grade.puzzle, str(grade.level), str(grade.failures), _rate(grade.mean_progress), first]
 
 
 def _number(value: float | None) -> str:

@@ -278,7 +278,8 @@ class Store:
             return []
         instances = {row[0]: row for row in self._read("SELECT id, level, lambda, meta FROM instances")}
         samples = {row[0]: row for row in self._read("SELECT key, read_status, read_detail, program_key FROM samples")}
-        executions = {row[0]: row for row in self._read("SELECT key, status, detail FROM executions")}
+        executions = {row[0]: row for row in self._read("SELECT key, status, detail, steps_applied, first_illegal_step "
+                                                         "FROM executions")}
         rows = []
         for planned in plan.samples:
             stored = samples.get(planned.key)
@@ -288,15 +289,18 @@ class Store:
             covered = (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ())
             for instance_id in covered:
                 _, level, lam, meta = instances[instance_id]
+                facts = json.loads(meta)
+                progress = first_illegal = None
                 if read_status is not None:
                     status, detail = read_status, read_detail or ""
                 else:
-                    found = executions.get(execution_key(program, instance_id, json.loads(meta).get("version"), plan.limits))
+                    found = executions.get(execution_key(program, instance_id, facts.get("version"), plan.limits))
                     if found is None:
                         continue  # not executed yet
-                    _, status, detail = found
+                    _, status, detail, steps, first_illegal = found
+                    progress = _progress(steps, facts.get("min_solution_length"))
                 rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
-                                         detail, lam))
+                                         detail, lam, progress, first_illegal))
         return rows
 
     def execution_totals(self) -> tuple[int, float]:
@@ -307,6 +311,13 @@ class Store:
     def samples_per_question(self) -> int:
         """The most samples the plan draws of one prompt (the n of pass@k); 0 before any plan."""
         return self._read("SELECT COALESCE(MAX(sample) + 1, 0) FROM plan_samples")[0][0]
+
+
+def _progress(steps: int | None, shortest: object) -> float | None:
+    """How far a trajectory got: its legal steps over the shortest solution's length, at most 1 (None: not known)."""
+    if steps is None or not isinstance(shortest, int) or shortest <= 0:
+        return None
+    return min(1.0, steps / shortest)
 
 
 def _sample(row: tuple[Any, ...]) -> Sample:

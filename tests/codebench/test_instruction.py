@@ -125,3 +125,19 @@ def test_every_behaviour_ends_in_its_status_with_its_retries_and_no_sandbox(tmp_
         (model, retries, truncated) for model, (_, retries, truncated) in BEHAVIOURS.items()}
     assert all(instance_id and mode == "instruction" for *_, instance_id, mode in stored)  # one request per instance
     assert "no_answer" in out and "legal" in out
+    code, text, _ = run_cli(capsys, "report", str(tmp_path), "--format", "json")
+    traces = {(t["model"], t["puzzle"], t["level"]): t for t in json.loads(text)["traces"]}
+    wrong = traces[("wrong", "hanoi", 3)]  # the whole tower in one move: the first step is illegal, nothing was reached
+    assert code == 0 and (wrong["failures"], wrong["mean_progress"], wrong["median_first_illegal"]) == (1, 0.0, 0)
+    assert ("crash", "hanoi", 3) not in traces  # JSON of the wrong shape has no trajectory to follow
+
+
+def test_trace_grades_average_how_far_failures_got() -> None:
+    from codebench.analysis.metrics import trace_grades
+    from codebench.types import ExecutionRow
+
+    rows = [ExecutionRow("m", "instruction", "hanoi", 2, f"hanoi/L2/s{i}", 0, status, "", 4.0, progress, first)
+            for i, (status, progress, first) in enumerate([("rule_violation", 0.5, 7), ("rule_violation", 0.25, 3),
+                                                           ("legal", 1.0, None), ("no_answer", None, None)])]
+    (grade,) = trace_grades(rows)
+    assert (grade.failures, grade.mean_progress, grade.median_first_illegal) == (2, 0.375, 5)

@@ -8,6 +8,7 @@ by writers, resumed), and clear errors for newer schemas and files that are not 
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -58,8 +59,20 @@ def test_a_version_1_run_reports_as_codebench_0_1_did_and_is_not_touched(capsys:
     before = snapshot(V1)
     code, out, _ = run_cli(capsys, "report", str(V1), "--format", fmt)
     assert code == 0
-    assert out == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
+    assert as_0_1_reported(out, fmt) == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
     assert snapshot(V1) == before  # no -wal, no -shm, no migration: readers never write
+
+
+ADDED_SINCE_0_1 = ("traces",)  # report sections added later; empty for a 0.1 run, whose executions kept no trajectory
+
+
+def as_0_1_reported(out: str, fmt: str) -> str:
+    """The report as 0.1 wrote it: JSON without the (empty) sections added since; the other formats show none of them."""
+    if fmt != "json":
+        return out
+    data = json.loads(out)
+    assert all(data.pop(key) == [] for key in ADDED_SINCE_0_1)
+    return json.dumps(data, indent=2, ensure_ascii=False) + out[len(out.rstrip("\n")):]  # the same line ends
 
 
 def test_a_writer_migrates_version_1_in_place_and_the_report_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,7 +84,7 @@ def test_a_writer_migrates_version_1_in_place_and_the_report_stays(tmp_path: Pat
         assert db.execute("SELECT COUNT(*) FROM meta WHERE key = 'plan'").fetchone()[0] == 0
     for fmt in FORMATS:
         code, out, _ = run_cli(capsys, "report", str(folder), "--format", fmt)
-        assert code == 0 and out == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
+        assert code == 0 and as_0_1_reported(out, fmt) == (V1 / f"report.{fmt}").read_text(encoding="utf-8")
 
 
 def test_a_version_1_run_resumes_without_redoing_finished_work(tmp_path: Path) -> None:
