@@ -142,18 +142,27 @@ class RunDisplay:
         return Group(self.bars, Text(mix or "no results yet", style="dim"))
 
 
-def _print_report(store: Store, fmt: str, output: Path | None) -> None:
+def _print_report(store: Store, fmt: str, output: Path | None, plots: Path | None = None) -> None:
     from ..analysis.report import build_report, render_report
 
     samples = store.samples_per_question()
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    text = render_report(build_report(store.report_rows(), ks), fmt)
+    report = build_report(store.report_rows(), ks)
+    text = render_report(report, fmt)
     if output is None:
         console.print(text, highlight=False, markup=False, soft_wrap=True)
-        return
-    with open_output(output, [store.path]) as out:
-        out.write(text)
-    status.print(f"report written: {output}", highlight=False, markup=False)
+    else:
+        with open_output(output, [store.path]) as out:
+            out.write(text)
+        status.print(f"report written: {output}", highlight=False, markup=False)
+    if plots is not None:
+        from ..analysis.plots import write_plots
+
+        try:
+            files = write_plots(report, plots)
+        except OSError as exc:
+            raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
+        status.print(f"plots written: {len(files)} files in {plots}", highlight=False, markup=False)
 
 
 def compare(
@@ -217,6 +226,7 @@ def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
     fmt: Annotated[str, typer.Option("--format", help="table, md, csv or json.")] = "table",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    plots: Annotated[Optional[Path], typer.Option(help="Also draw the figures (PNG and SVG) into this folder.")] = None,
 ) -> None:
     """Metrics of a run, computed from its stored rows only (the run directory is only read)."""
     from ..run.store import Store
@@ -226,9 +236,11 @@ def report(
     database = _database(run_dir)
     if output is not None:
         check_output(output, [database])
+    if plots is not None and plots.exists() and not plots.is_dir():
+        raise InputError(f"--plots {plots} is a file: give a folder for the figures (made if missing)")
     store = Store.for_reading(database)
     try:
-        _print_report(store, fmt, output)
+        _print_report(store, fmt, output, plots)
     finally:
         store.close()
 
