@@ -20,10 +20,11 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     report = done.stdout
-    assert report.count("codebench report: 540 executions") == 1  # 9 puzzles × 6 levels × 2 instances × 5 samples
+    assert report.count("codebench report: 1080 executions") == 1  # both modes × 9 puzzles × 6 levels × 2 instances × 5 samples
+    assert "mixed · code" in report and "mixed · instruction" in report
     for name in puzzles.puzzle_names():
         assert f"\n{name} " in report
-    for status in ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code"):
+    for status in ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer"):
         assert f"{status}:" in report or status == "legal"
     assert "collapse threshold λ*" in report and (out / "run.sqlite").is_file()
     assert "Traceback" not in done.stderr

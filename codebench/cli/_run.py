@@ -247,17 +247,17 @@ def report(
 
 def demo(
     behavior: Annotated[str, typer.Option(help="Mock model behaviour: mixed, oracle, wrong, …")] = "mixed",
-    samples: Annotated[int, typer.Option(help="Programs per puzzle.")] = 5,
+    samples: Annotated[int, typer.Option(help="Samples per prompt (programs per puzzle; answers per instance).")] = 5,
     instances_per_level: Annotated[int, typer.Option(help="Instances per level.")] = 2,
     cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 2.0,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),
 ) -> None:
-    """The whole job on built-in defaults: a mock model on loopback, code mode on all nine puzzles × six levels."""
+    """The whole job on built-in defaults: a mock model on loopback, both modes on all nine puzzles × six levels."""
     from ..model.mock_server import start_mock_server
     from ..run.spec import spec_from_options
 
-    options: dict[str, Any] = {"model": behavior, "samples": samples, "instances_per_level": instances_per_level, "cpu": cpu,
-                               "out": out}
+    options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,
+                               "cpu": cpu, "out": out}
     spec_from_options({**options, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False, markup=False)
