@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..types import COUNTED_STATUSES
+from ..types import COUNTED_STATUSES, Status
 from .report import Report
 
 FORMATS = ("png", "svg")
@@ -79,7 +79,7 @@ def _legal_rate(report: Report, plt: Any) -> Any:
             cells.sort(key=lambda c: c.mean_complexity)
             xs = [c.mean_complexity for c in cells]
             ys = [c.legal_rate for c in cells]
-            bounds = [wilson(c.status_counts.get("legal", 0), c.executions) for c in cells]
+            bounds = [wilson(c.status_counts.get(Status.LEGAL, 0), c.executions) for c in cells]
             errors = [[y - low for y, (low, _) in zip(ys, bounds)], [high - y for y, (_, high) in zip(ys, bounds)]]
             axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{model} · {mode}")
         axis.set_title(puzzle)
@@ -144,7 +144,7 @@ def _modes(report: Report, plt: Any) -> Any:
     rates: defaultdict[tuple[str, str], dict[str, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
     for cell in report.cells:
         if cell.executions:
-            rates[(cell.model, cell.puzzle)][cell.mode].append((cell.status_counts.get("legal", 0), cell.executions))
+            rates[(cell.model, cell.puzzle)][cell.mode].append((cell.status_counts.get(Status.LEGAL, 0), cell.executions))
     paired = {key: modes for key, modes in rates.items() if {"code", "instruction"} <= set(modes)}
     if not paired:
         return None
