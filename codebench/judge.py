@@ -26,7 +26,7 @@ class _Call:
 
 def judge_execution(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any], limits: Limits) -> Outcome:
     """Classify one execution; the answer (if any) is validated here."""
-    call = _classify(facts, limits) or _validate(facts, puzzle, instance)
+    call = _classify(facts, limits) or _validated(puzzle, instance, facts.result.get("answer", ""))
     verdict = call.verdict or Verdict(False)
     return Outcome(call.status, call.detail, verdict.issues, facts.cpu_s, facts.wall_s, facts.peak_mib, facts.stdout, facts.stderr,
                    verdict.first_illegal_step, verdict.steps_applied)
@@ -72,10 +72,6 @@ def judge_answer(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | by
     verdict = call.verdict or Verdict(False)
     return Outcome(call.status, call.detail, verdict.issues, first_illegal_step=verdict.first_illegal_step,
                    steps_applied=verdict.steps_applied)
-
-
-def _validate(facts: Facts, puzzle: Puzzle[Any], instance: dict[str, Any]) -> _Call:
-    return _validated(puzzle, instance, facts.result.get("answer", ""))
 
 
 def _validated(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | bytes) -> _Call:

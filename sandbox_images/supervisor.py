@@ -108,7 +108,7 @@ class Supervisor:
         self.limits: dict = {}
 
     # -- requests ------------------------------------------------------------------------------
-    def load(self, request: dict) -> tuple[dict, bytes]:
+    def load(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """Compile and import the program in a child first (under its limits: a compile that recurses, or eats
         memory, fails there as the program's own); only a program that compiled there is compiled here."""
         self.entry, self.limits, self.code = request["entry"], request["limits"], None
@@ -120,14 +120,14 @@ class Supervisor:
                 facts["result"] = compile_failure(exc)
         return {"facts": facts}, body
 
-    def run(self, request: dict) -> tuple[dict, bytes]:
+    def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
         if self.code is None:
             return {"error": "no program loaded"}, b""
         facts, body = self.execute(json.dumps(request["instance"]).encode())
         return {"facts": facts}, body
 
     # -- one child -----------------------------------------------------------------------------
-    def execute(self, instance: bytes | None, source: str | None = None) -> tuple[dict, bytes]:
+    def execute(self, instance: bytes | None, source: str | None = None) -> tuple[dict, bytes | memoryview]:
         """Fork a child that imports the program (compiling `source` first if given) and solves `instance` unless
         None; returns the facts and the answer's bytes."""
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "result")}
@@ -227,7 +227,7 @@ class Supervisor:
         _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
 
     # -- watching ------------------------------------------------------------------------------
-    def watch(self, pid: int, fds: dict, started: float, cpu_before: float | None) -> dict:
+    def watch(self, pid: int, fds: dict, started: float, cpu_before: float | None) -> tuple[dict, bytes | memoryview]:
         """Drain the child's pipes under the caps until it exits or we kill it."""
         limits = self.limits
         captures = {"stdout": Capture(), "stderr": Capture()}

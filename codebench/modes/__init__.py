@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 from puzzles import Puzzle, Record
 
 from ..errors import ConfigError
+from ..keys import execution_key
 from ..types import Completion, Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
 
 MODES = ("code", "instruction")
@@ -46,6 +47,11 @@ class Execution:
 
     key: str
     record: Record
+
+    @classmethod
+    def of(cls, program: Program, record: Record, limits: Limits) -> Execution:
+        """The execution of `program` (code, or an answer's JSON text) on `record` under `limits`."""
+        return cls(execution_key(program.key, record.id, record.meta.get("version"), limits), record)
 
 
 class ChatModel(Protocol):

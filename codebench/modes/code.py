@@ -13,7 +13,7 @@ from typing import Any
 from puzzles import Puzzle, Record, get_puzzle
 
 from ..judge import judge_execution
-from ..keys import execution_key, program_key
+from ..keys import program_key
 from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
 from . import Bench, ChatModel, Execution, Mode, Question, Reply
 from ._extract import extract_program
@@ -75,8 +75,7 @@ class CodeMode(Mode):
             bench.settle(sample.reading.status or Status.NO_CODE, len(job.instances))
             return
         puzzle = get_puzzle(job.puzzle)
-        executions = [Execution(execution_key(program.key, record.id, record.meta.get("version"), bench.limits), record)
-                      for record in job.instances]
+        executions = [Execution.of(program, record, bench.limits) for record in job.instances]
 
         def judged(execution: Execution, facts: Facts) -> Outcome:
             return judge_execution(facts, puzzle, execution.record.instance, bench.limits)

@@ -16,7 +16,7 @@ from typing import Any
 from puzzles import Puzzle, Record, get_puzzle
 
 from ..judge import judge_answer
-from ..keys import execution_key, program_key
+from ..keys import program_key
 from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
 from . import FORMAT_RETRIES, Bench, ChatModel, Execution, Mode, Question, Reply
 from ._answer import last_answer
@@ -84,8 +84,7 @@ class InstructionMode(Mode):
             return
         puzzle = get_puzzle(job.puzzle)
         for record in job.instances:
-            key = execution_key(answer.key, record.id, record.meta.get("version"), bench.limits)
-            bench.record(answer, Execution(key, record), judge_answer(puzzle, record.instance, answer.source))
+            bench.record(answer, Execution.of(answer, record, bench.limits), judge_answer(puzzle, record.instance, answer.source))
 
 
 def _after(spent: Completion | None, completion: Completion) -> Completion:

@@ -289,16 +289,16 @@ class Store:
             covered = (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ())
             for instance_id in covered:
                 _, level, lam, meta = instances[instance_id]
-                facts = json.loads(meta)
+                instance_meta = json.loads(meta)
                 progress = first_illegal = None
                 if read_status is not None:
                     status, detail = read_status, read_detail or ""
                 else:
-                    found = executions.get(execution_key(program, instance_id, facts.get("version"), plan.limits))
+                    found = executions.get(execution_key(program, instance_id, instance_meta.get("version"), plan.limits))
                     if found is None:
                         continue  # not executed yet
                     _, status, detail, steps, first_illegal = found
-                    progress = _progress(steps, facts.get("min_solution_length"))
+                    progress = _progress(steps, instance_meta.get("min_solution_length"))
                 rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
                                          detail, lam, progress, first_illegal))
         return rows

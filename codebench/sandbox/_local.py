@@ -30,7 +30,7 @@ SUPERVISOR = Path(__file__).resolve().parents[2] / "sandbox_images" / "superviso
 INSIDE = "/opt/codebench"  # where the supervisor and the packages programs may import appear in the sandbox
 SHARED_PACKAGES = ("numpy", "numpy.libs")  # site-packages entries bound read-only, as the image ships numpy
 SUPERVISOR_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-                  "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+                  "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}  # forked children keep the warm allocator's setting
 # `python -I -c PREAMBLE SITE SUPERVISOR ARGS…`: the bound packages go first on the path, then the supervisor runs as main
 PREAMBLE = "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); runpy.run_path(sys.argv[0], run_name='__main__')"
 NO_BWRAP = ("the local sandbox needs bubblewrap: sudo scripts/ensure-bubblewrap (installs Debian's bubblewrap), or use "

@@ -27,7 +27,6 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import psutil
@@ -35,14 +34,12 @@ import psutil
 from ..errors import SandboxUnavailableError
 from ..types import MIB, Batch, Facts, Limits, Result
 from . import Deliver, _guard
+from ._local import SUPERVISOR, SUPERVISOR_ENV
 from ._pool import PooledBackend, WorkerPool
 from ._session import PipeTransport, Session
 from ._uids import claim_uid
 from ._watchdog import Watchdog, kill
 
-SUPERVISOR = Path(__file__).resolve().parents[2] / "sandbox_images" / "supervisor.py"
-SUPERVISOR_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-                  "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}  # forked children keep the warm allocator's setting
 # The solver uid may be unable to read the Python installation (a pyenv under /root, say): the supervisor
 # is started by this preamble, which first imports what programs may use (the guard's allow-list) and what
 # the supervisor's child needs after dropping to that uid, so every forked child finds them loaded.
