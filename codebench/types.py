@@ -295,6 +295,7 @@ class Sample:
     completion: Completion
     reading: Reading
     format_retries: int = 0
+    retried_replies: tuple[str, ...] = ()  # instruction mode: the replies before the last, none of them parseable
 
 
 # -- what reports read ----------------------------------------------------------------------------------------

@@ -34,11 +34,13 @@ class Question:
 
 @dataclass(frozen=True)
 class Reply:
-    """What `ask` brings back: the final completion, what was read from it, and the format retries it took."""
+    """What `ask` brings back: the final completion, what was read from it, and the format retries it took
+    (with the replies that needed them, for the report's drill-down)."""
 
     completion: Completion
     reading: Reading
     format_retries: int = 0
+    retried_replies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

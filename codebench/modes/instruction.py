@@ -63,19 +63,22 @@ class InstructionMode(Mode):
     async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
         messages = job.prompt.as_messages()
         spent: Completion | None = None  # the tokens and time of the turns before the last
+        retried: list[str] = []  # their replies
         for retries in range(self.format_retries + 1):
             completion = _after(spent, await model.complete(messages, temperature=job.sampling.temperature,
                                                             max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
             if completion.error is not None:
-                return Reply(completion, Reading(Status.API_ERROR, completion.error), retries)
+                return Reply(completion, Reading(Status.API_ERROR, completion.error), retries, tuple(retried))
             answer = last_answer(completion.text)
             if answer is not None:
-                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries)
+                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries,
+                             tuple(retried))
             messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": FORMAT_REMINDER}]
             spent = completion
+            retried.append(completion.text)
         truncated = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
         return Reply(completion, Reading(Status.NO_ANSWER, f"no parseable answer after {self.format_retries} format "
-                                                           f"retries{truncated}"), self.format_retries)
+                                                           f"retries{truncated}"), self.format_retries, tuple(retried[:-1]))
 
     async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
         answer = sample.reading.program

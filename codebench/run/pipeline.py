@@ -86,7 +86,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         else:
             reply = await mode.ask(job, client)
             sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
-                            job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries)
+                            job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries,
+                            reply.retried_replies)
             store.add_sample(sample)
             tracker.count(samples_done=1, tokens=reply.completion.completion_tokens or 0)
         await mode.judge(job, sample, bench)

@@ -25,10 +25,11 @@ from ..errors import SchemaVersionError, StoreError
 from ..keys import execution_key
 from ..types import Completion, ExecutionRow, Limits, Outcome, Program, Reading, Sample, Sampling, Status
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"},
           2: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"},
-          3: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
+          3: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"},
+          4: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -39,7 +40,8 @@ CREATE TABLE samples (
     instance_id TEXT, sample INTEGER NOT NULL, prompt TEXT NOT NULL, params TEXT NOT NULL,
     response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
     latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
-    format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER);
+    format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER,
+    retried_replies TEXT);
 CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE executions (
     key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
@@ -66,9 +68,11 @@ ALTER TABLE samples ADD COLUMN reasoning_tokens INTEGER;
 ALTER TABLE executions ADD COLUMN first_illegal_step INTEGER;
 ALTER TABLE executions ADD COLUMN steps_applied INTEGER;
 """
+MIGRATE_3_TO_4 = "ALTER TABLE samples ADD COLUMN retried_replies TEXT"
 SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                   "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
-                  "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens")
+                  "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens",
+                  "retried_replies")
 CHUNK = 500  # keys per IN (...) query
 
 
@@ -219,7 +223,8 @@ class Store:
                   int(completion.truncated), completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
                   completion.server_model, completion.error, program.key if program else None,
                   None if reading.status is None else str(reading.status), reading.detail, sample.format_retries,
-                  completion.reasoning, completion.reasoning_tokens)
+                  completion.reasoning, completion.reasoning_tokens,
+                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None)
         with self._transaction() as db:
             if program is not None:
                 db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
@@ -323,13 +328,13 @@ def _progress(steps: int | None, shortest: object) -> float | None:
 def _sample(row: tuple[Any, ...]) -> Sample:
     (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
      prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
-     format_retries, reasoning, reasoning_tokens, source) = row
+     format_retries, reasoning, reasoning_tokens, retried_replies, source) = row
     completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
                             server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
     reading = Reading(Status(read_status) if read_status else None, read_detail or "", program)
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt, Sampling(**json.loads(params)),
-                  completion, reading, format_retries)
+                  completion, reading, format_retries, tuple(json.loads(retried_replies)) if retried_replies else ())
 
 
 def _version(db: sqlite3.Connection, path: Path) -> int:
@@ -357,14 +362,16 @@ def _create(db: sqlite3.Connection) -> None:
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a version-1 or -2 database to the current schema, in one transaction."""
+    """Bring a database of an earlier version to the current schema, in one transaction."""
     db.execute("BEGIN IMMEDIATE")
     try:
         if version < 2:
             _migrate_1_to_2(db)
-        for statement in MIGRATE_2_TO_3.split(";"):  # reasoning, and how far a trajectory got: unknown before
-            if statement.strip():
-                db.execute(statement)
+        if version < 3:
+            for statement in MIGRATE_2_TO_3.split(";"):  # reasoning, and how far a trajectory got: unknown before
+                if statement.strip():
+                    db.execute(statement)
+        db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")

@@ -119,11 +119,15 @@ def test_every_behaviour_ends_in_its_status_with_its_retries_and_no_sandbox(tmp_
     with closing(sqlite3.connect(tmp_path / "run.sqlite")) as db:
         stored = db.execute("SELECT model, format_retries, truncated, instance_id, mode FROM samples").fetchall()
         thinking = db.execute("SELECT model, reasoning, reasoning_tokens FROM samples WHERE reasoning IS NOT NULL").fetchall()
+        retried = db.execute("SELECT model, format_retries, retried_replies, response FROM samples").fetchall()
     assert {model for model, _, _ in thinking} == {"reasoning"}
     assert all(text.startswith("Working through the") and tokens and tokens > 0 for _, text, tokens in thinking)
     assert {(model, retries, bool(truncated)) for model, retries, truncated, _, _ in stored} == {
         (model, retries, truncated) for model, (_, retries, truncated) in BEHAVIOURS.items()}
     assert all(instance_id and mode == "instruction" for *_, instance_id, mode in stored)  # one request per instance
+    earlier = {model: json.loads(replies) if replies else [] for model, _, replies, _ in retried}  # kept for the drill-down
+    assert all(len(earlier[model]) == retries for model, retries, _, _ in retried)
+    assert earlier["format_retry"][0].startswith("I worked through") and "```json" in earlier["timeout"][0]
     assert "no_answer" in out and "legal" in out
     code, text, _ = run_cli(capsys, "report", str(tmp_path), "--format", "json")
     traces = {(t["model"], t["puzzle"], t["level"]): t for t in json.loads(text)["traces"]}
