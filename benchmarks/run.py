@@ -119,13 +119,13 @@ def utilisation(spec: RunSpec, sandbox: SandboxBackend, model: Callable[[], Any]
     """(utilisation, executions stored, elapsed s) of one pipeline run into a fresh store; `model()` makes the client."""
     plan = make_plan(spec, base_url)
     store = Store(folder / "run.sqlite")
-    record_plan(store, spec, plan, base_url)
+    record_plan(store, spec, plan)
     tracker = Tracker()
 
     async def go() -> None:
         client = model()
         try:
-            await execute_plan(spec, plan, store, {spec.models[0]: client}, sandbox, tracker)
+            await execute_plan(spec, plan, store, {spec.model_specs[0].label: client}, sandbox, tracker)
         finally:
             if isinstance(client, ModelClient):
                 await client.aclose()
@@ -188,7 +188,7 @@ def time_run(sandbox: SandboxBackend, per_level: int, url: str, folder: Path) ->
         finally:
             await client.aclose()
 
-    record_plan(store, spec, plan, url)
+    record_plan(store, spec, plan)
     asyncio.run(go())
     seconds = time.perf_counter() - start
     store.close()
@@ -267,7 +267,7 @@ def instruction_latency(folder: Path, concurrency: int) -> bool:
     plan = make_plan(spec, PresolvedModel.base_url)
     model = PresolvedModel(plan, 0.2, concurrency)
     store = Store(folder / "run.sqlite")
-    record_plan(store, spec, plan, PresolvedModel.base_url)
+    record_plan(store, spec, plan)
     tracker = Tracker()
     instruction.judge_answer = timed  # type: ignore[assignment]
     start = time.perf_counter()

@@ -20,9 +20,14 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def sample_key(model: str, base_url: str, prompt_text: str, sampling: Sampling, sample: int) -> str:
-    """Same model, endpoint, prompt, sampling parameters and index: the same request."""
-    return content_key("sample", model, base_url, prompt_text, asdict(sampling), sample)
+def sample_key(model: str, base_url: str, prompt_text: str, sampling: Sampling, sample: int, *, served: str | None = None,
+               request: dict[str, Any] | None = None) -> str:
+    """Same model, endpoint, prompt, sampling parameters, index and extra request fields: the same request.
+
+    `model` is the run's label for the model; `served`, the name sent to the server, counts only where it differs,
+    and the request fields only when there are some, so a plain run's keys are those of earlier versions."""
+    extra = {**({"served": served} if served not in (None, model) else {}), **({"request": request} if request else {})}
+    return content_key("sample", model, base_url, prompt_text, asdict(sampling), sample, *([extra] if extra else []))
 
 
 def program_key(source: str) -> str:

@@ -31,6 +31,7 @@ from ..records import open_output, read_lines, read_records, read_text, write_re
 from ..run.spec import MAX_COUNT
 from ..selftest import SelftestRow, run_selftest
 from ._interrupt import Stopping
+from ._params import parse_params
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()
@@ -59,19 +60,6 @@ def list_puzzles(as_json: JsonOption = False) -> None:
     console.print(table)
 
 
-def _parse_params(pairs: list[str]) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"--param {pair!r}: expected KEY=VALUE, e.g. --param n=12")
-        try:
-            params[key] = json.loads(text)
-        except json.JSONDecodeError:
-            params[key] = text
-    return params
-
-
 @puzzles_app.command()
 def generate(
     name: Annotated[str, typer.Argument(help="Puzzle name (see `codebench puzzles list`).")],
@@ -88,7 +76,7 @@ def generate(
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     if seed + count - 1 > MAX_SEED >= seed:
         raise InputError(f"--seed {seed} --count {count} runs past the last seed 2^64-1: give a smaller --count")
-    params = _parse_params(param) if param else None
+    params = parse_params(param) if param else None
     records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
     with Stopping() as stop, open_output(output) as out:
         write_records(records, out, stop)
@@ -194,7 +182,7 @@ def show(
     puzzle = get_puzzle(name)
     if level is None and not param:
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
-    record = puzzle.generate(level, seed, params=_parse_params(param) if param else None)
+    record = puzzle.generate(level, seed, params=parse_params(param) if param else None)
     console.print(f"[bold]{escape(record.id)}[/]  {puzzle.title}  params {escape(json.dumps(record.params))}", highlight=False)
     console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False, markup=False)
     console.print(puzzle.render(record.instance), highlight=False, markup=False)

@@ -20,6 +20,7 @@ from rich.text import Text
 from ..errors import InputError
 from ..records import check_output, open_output
 from ._interrupt import interruptible
+from ._params import puzzle_params
 
 if TYPE_CHECKING:
     from ..model.presets import Endpoint
@@ -53,11 +54,13 @@ def run(
     backend: Annotated[Optional[str], typer.Option(help="docker, local (bubblewrap) or unsafe-local (trusted code only).")] = None,
     cpu: Annotated[Optional[float], typer.Option(help="CPU seconds per instance.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Base seed for instances and sampling.")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        "--param", "-p", help="PUZZLE.KEY=VALUE presentation parameter, e.g. rubik.reveal_scramble=true (repeatable).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Run directory (re-running the same command resumes).")] = None,
     config: Annotated[Optional[Path], typer.Option(help="YAML file of these options; flags override it.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Print the plan without calling anything or writing a file.")] = False,
 ) -> None:
-    """Ask models for solver programs, run them on every level's instances, and report."""
+    """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
     import asyncio
 
     from ..model.presets import resolve_endpoint
@@ -70,11 +73,10 @@ def run(
                "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
                "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
                "workers": workers, "backend": backend, "cpu": cpu, "seed": seed, "out": out,
-               "format_retries": format_retries}
+               "format_retries": format_retries, "params": puzzle_params(param) if param else None}
     spec = spec_from_options(options, load_config(config))
-    endpoints = [resolve_endpoint(m, spec.base_url, spec.api_key_env, spec.preset) for m in spec.models]
-    base_url_used = endpoints[0].base_url
-    plan = make_plan(spec, base_url_used)
+    endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
+    plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
     database = spec.out / DATABASE
     if dry_run:  # reads an existing run to count what is stored; never creates one
         reader = Store.for_reading(database) if database.exists() else None
@@ -87,14 +89,14 @@ def run(
     store = Store(database)
     try:
         with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
-            record_plan(store, spec, plan, base_url_used)
+            record_plan(store, spec, plan)
             asyncio.run(_execute(spec, plan, store, endpoints))
         _print_report(store, "table", None)
     finally:
         store.close()
 
 
-async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endpoint]) -> None:
+async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str, Endpoint]) -> None:
     import asyncio
 
     from ..model.client import ModelClient
@@ -103,7 +105,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: list[Endp
     from ..sandbox import get_backend
 
     tracker = Tracker()
-    clients = {e.model: ModelClient(e, max_connections=spec.max_connections) for e in endpoints}
+    clients = {label: ModelClient(e, max_connections=spec.max_connections) for label, e in endpoints.items()}
     display = RunDisplay(tracker)
     try:
         sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)

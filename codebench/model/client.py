@@ -53,6 +53,8 @@ class ModelClient:
         options: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "temperature": temperature, "seed": seed, "n": 1}
         if max_tokens is not None:
             options[self._tokens_field] = max_tokens
+        if self.endpoint.request:
+            options["extra_body"] = self.endpoint.request  # the SDK merges these into the JSON body
         async with self._slots:
             for attempt in range(self._max_retries + 1):
                 last = attempt == self._max_retries

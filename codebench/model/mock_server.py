@@ -141,6 +141,9 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
         said = reply(behavior, prompt, reminded)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
+    effort = request.get("reasoning_effort")
+    if said.reasoning is not None and isinstance(effort, str):  # as a reasoning server does, it thinks as hard as asked
+        said = said._replace(reasoning=f"(reasoning_effort {effort}) {said.reasoning}")
     text: str | None = said.text
     finish = said.finish or "stop"
     if tokens is not None and len(text) > 4 * tokens:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ModelConfigError
@@ -32,9 +33,11 @@ class Endpoint:
     model: str
     base_url: str
     api_key: str = field(repr=False)
+    request: dict[str, Any] = field(default_factory=dict)  # extra request-body fields (reasoning_effort, …)
 
 
-def resolve_endpoint(model: str, base_url: str | None, api_key_env: str | None, preset: str | None) -> Endpoint:
+def resolve_endpoint(model: str, base_url: str | None, api_key_env: str | None, preset: str | None,
+                     request: dict[str, Any] | None = None) -> Endpoint:
     """The endpoint the options name: --base-url wins over the preset's URL; the key comes from --api-key-env,
     else the preset's usual variable (OPENAI_API_KEY for openai), else the preset's placeholder.
 
@@ -58,4 +61,4 @@ def resolve_endpoint(model: str, base_url: str | None, api_key_env: str | None, 
             raise ModelConfigError(f"environment variable {variable} is not set (or empty): export {variable}=<your API key>{hint}")
     else:  # a local server (or a custom URL) without a key option: any placeholder passes
         key = PRESETS[name][1] if name else "codebench"
-    return Endpoint(model=model.strip(), base_url=url, api_key=key)
+    return Endpoint(model=model.strip(), base_url=url, api_key=key, request=dict(request or {}))

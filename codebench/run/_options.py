@@ -8,23 +8,44 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..sandbox import MAX_WORKERS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
-from .spec import MAX_COUNT, MAX_SEED, RunSpec
+from .spec import MAX_COUNT, MAX_SEED, ModelSpec, RunSpec
+
+STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+class ModelOption(BaseModel):
+    """One entry of the config's `models` list: a name alone, or a mapping with its own endpoint and request fields."""
+
+    model_config = STRICT
+
+    name: str
+    label: str | None = None  # what reports call it (default: the name); two entries may serve one name apart
+    preset: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    request: dict[str, Any] = Field(default_factory=dict)
+
+    def spec(self) -> ModelSpec:
+        return ModelSpec(self.name.strip(), (self.label or self.name).strip(), self.preset, self.base_url, self.api_key_env,
+                         self.request)
 
 
 class RunOptions(BaseModel):
     """Every option `codebench run` takes, as given; `RunSpec` is built from it."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+    model_config = STRICT
 
     model: str | list[str] | None = None  # the flag (comma-separated) or a config list
-    models: list[str] | None = None
+    models: list[ModelOption] | None = None
     base_url: str | None = None
     api_key_env: str | None = None
     preset: str | None = None
+    request: dict[str, Any] = Field(default_factory=dict)  # extra request-body fields for every model
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict)  # puzzle -> presentation parameters
     mode: str = RunSpec.mode
     puzzles: str | list[str] | None = None  # None: every puzzle
     levels: str | list[int] = Field(default_factory=lambda: list(RunSpec.levels))
@@ -41,10 +62,19 @@ class RunOptions(BaseModel):
     format_retries: int = Field(RunSpec.format_retries, ge=0, le=20)
     out: str = str(RunSpec.out)
 
-    def model_names(self) -> tuple[str, ...]:
-        given = self.model if self.model is not None else self.models or []
+    @field_validator("models", mode="before")
+    @classmethod
+    def _named(cls, value: Any) -> Any:
+        """A bare name in the list is an entry with only its name."""
+        return [{"name": entry} if isinstance(entry, str) else entry for entry in value] if isinstance(value, list) else value
+
+    def model_specs(self) -> tuple[ModelSpec, ...]:
+        """The --model flag's names (comma-separated), else the config's entries."""
+        if self.model is None and self.models is not None:
+            return tuple(entry.spec() for entry in self.models)
+        given = self.model or []
         names = given.split(",") if isinstance(given, str) else given
-        return tuple(name.strip() for name in names if name.strip())
+        return tuple(ModelSpec(name.strip()) for name in names if name.strip())
 
     def puzzle_names(self) -> tuple[str, ...]:
         if self.puzzles is None:
@@ -59,10 +89,11 @@ def first_problem(exc: ValueError) -> str:
         return f"bad run option: {exc}"
     errors = exc.errors()
     first = errors[0]
-    name = str(first["loc"][0]) if first["loc"] else "?"
+    name = ".".join(map(str, first["loc"])) or "?"  # models.1.request: the path into the config
     if first["type"] == "extra_forbidden":
-        known = ", ".join(sorted(RunOptions.model_fields))
-        return f"unknown run option {name!r}; known: {known}"
+        nested = len(first["loc"]) > 1 and first["loc"][0] == "models"
+        known = ", ".join(ModelOption.model_fields if nested else sorted(RunOptions.model_fields))
+        return f"unknown {'field of a models entry' if nested else 'run option'} {name!r}; known: {known}"
     fields = {str(e["loc"][0]) for e in errors if e["loc"]}
     more = f" (and {len(fields) - 1} more option(s) wrong)" if len(fields) > 1 else ""
     return f"run option {name}={_shown(first.get('input'))}: {first['msg'].lower()}{more}"

@@ -54,9 +54,9 @@ class Tracker:
         self.statuses[status] += n
 
 
-def record_plan(store: Store, spec: RunSpec, plan: Plan, base_url: str) -> None:
+def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
     """Store the instances, the plan and its provenance, before any work starts."""
-    stored = StoredPlan(base_url, spec.limits,
+    stored = StoredPlan(plan.base_urls, spec.limits,
                         tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
                               for job in plan.samples),
                         {name: tuple(record.id for record in records) for name, records in plan.instances.items()})

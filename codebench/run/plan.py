@@ -5,6 +5,7 @@ Pure: nothing here calls a model, a sandbox or the database.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import puzzles
@@ -23,6 +24,7 @@ SEED_STRIDE = 1_000_003  # sample seeds of different base seeds never meet
 class Plan:
     samples: tuple[SampleJob, ...]
     instances: dict[str, tuple[Record, ...]]  # puzzle -> every instance of the run, levels × seeds
+    base_urls: dict[str, str]  # model label -> the endpoint that answers for it
 
     @property
     def executions(self) -> int:
@@ -42,23 +44,27 @@ def scalar_lambda(record: Record) -> float | None:
     return None
 
 
-def make_plan(spec: RunSpec, base_url: str) -> Plan:
-    """Instances per puzzle (levels × seeds) and the jobs: per puzzle, question, model and sample.
+def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:
+    """Instances per puzzle (levels × seeds, with the run's presentation parameters) and the jobs: per puzzle,
+    question, model and sample. `base_urls`: one endpoint for every model, or one per model label.
 
     Raises:
         InputError: a prompt template is missing.
+        PuzzleError: a presentation parameter's value is refused by its puzzle.
     """
-    instances = {name: tuple(puzzles.get_puzzle(name).generate(level, spec.seed + seed)
+    instances = {name: tuple(puzzles.get_puzzle(name).generate(level, spec.seed + seed, params=spec.params.get(name))
                              for level in spec.levels for seed in range(spec.instances_per_level))
                  for name in spec.puzzles}
+    urls = {m.label: base_urls if isinstance(base_urls, str) else base_urls[m.label] for m in spec.model_specs}
     jobs = []
     for mode in map(get_mode, spec.modes):  # every mode on the same records
         for name, records in instances.items():
             for question in mode.questions(puzzles.get_puzzle(name), records, spec.limits):
-                for model in spec.models:
+                for model in spec.model_specs:
                     for sample in range(spec.samples):
                         sampling = Sampling(spec.temperature, spec.max_tokens, spec.seed * SEED_STRIDE + sample)
-                        key = sample_key(model, base_url, question.prompt.text, sampling, sample)
-                        jobs.append(SampleJob(key, model, mode.name, name, sample, question.prompt, sampling,
+                        key = sample_key(model.label, urls[model.label], question.prompt.text, sampling, sample,
+                                         served=model.name, request=model.request)
+                        jobs.append(SampleJob(key, model.label, mode.name, name, sample, question.prompt, sampling,
                                               question.instances, question.instance_id))
-    return Plan(tuple(jobs), instances)
+    return Plan(tuple(jobs), instances, urls)

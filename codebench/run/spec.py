@@ -7,7 +7,7 @@ read), pydantic (when options are checked), the shared types, modes and the back
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,44 @@ from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
+SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
+                              "stream", "stream_options"})  # request fields a config may not override
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model of a run: the name its server serves, what reports call it, and where it lives.
+
+    An entry that names its own `preset` or `base_url` takes its endpoint (and `api_key_env`) from its own fields
+    only; otherwise from the run's top-level ones. `request` holds extra request-body fields (`reasoning_effort`,
+    a nested `extra_body` merged in as the OpenAI SDK does), the run's top-level ones under the model's own.
+    """
+
+    name: str
+    label: str = ""  # "" → the name
+    preset: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+    @property
+    def has_own_endpoint(self) -> bool:
+        return self.preset is not None or self.base_url is not None
+
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that decides a run's results (and so its keys), plus where and how fast to run it."""
+    """Everything that decides a run's results (and so its keys), plus where and how fast to run it.
 
-    models: tuple[str, ...]
+    `models` may be given as bare names; they become `ModelSpec`s with the run's top-level `request` merged in.
+    `params` maps a puzzle to presentation parameters (rubik's `reveal_scramble`), in both modes.
+    """
+
+    models: tuple[ModelSpec | str, ...]
     base_url: str | None = None
     api_key_env: str | None = None
     preset: str | None = None
@@ -44,6 +76,8 @@ class RunSpec:
     workers: int | None = None
     backend: str = "docker"
     format_retries: int = FORMAT_RETRIES  # instruction mode: corrective follow-ups when nothing parseable came back
+    request: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
@@ -52,6 +86,19 @@ class RunSpec:
             raise ConfigError(f"--mode {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
             raise ConfigError("give at least one --model")
+        object.__setattr__(self, "models", tuple(self._with_request(ModelSpec(m) if isinstance(m, str) else m)
+                                                 for m in self.models))
+        labels = [model.label for model in self.model_specs]
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        if twice:
+            raise ConfigError(f"model {twice[0]!r} is listed twice: give one of the entries a `label` to tell them apart")
+        for name, given in self.params.items():
+            presentation = puzzles.get_puzzle(name).presentation_params  # raises UnknownPuzzleError with the known names
+            for key in given:
+                if key not in presentation:
+                    allowed = ", ".join(sorted(presentation)) or "none"
+                    raise ConfigError(f"--param {name}.{key}: a run sets presentation parameters only ({name}: {allowed}); "
+                                      "complexity comes from --levels")
         if self.backend not in BACKENDS:
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         for name in self.puzzles:
@@ -59,6 +106,21 @@ class RunSpec:
         outside = sorted(set(self.levels) - set(puzzles.LEVELS))
         if outside or not self.levels:
             raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
+
+    @property
+    def model_specs(self) -> tuple[ModelSpec, ...]:
+        """`models`, typed: every entry is a `ModelSpec` once the spec exists."""
+        return tuple(m for m in self.models if isinstance(m, ModelSpec))
+
+    def endpoint_options(self, model: ModelSpec) -> tuple[str | None, str | None, str | None]:
+        """(base_url, api_key_env, preset) of a model: its own when it names an endpoint, else the run's."""
+        if model.has_own_endpoint:
+            return model.base_url, model.api_key_env, model.preset
+        return self.base_url, model.api_key_env or self.api_key_env, self.preset
+
+    def _with_request(self, model: ModelSpec) -> ModelSpec:
+        merged = {**_request_body(self.request, "request"), **_request_body(model.request, f"request of {model.label}")}
+        return replace(model, request=merged)
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -69,6 +131,33 @@ class RunSpec:
         data = asdict(self)
         data["out"] = str(self.out)
         return data
+
+
+def _merged(config: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+    """Per-puzzle parameters of the config, each key overridden by the flags' (types are `RunOptions`' to check)."""
+    merged = dict(config)
+    for puzzle, values in flags.items():
+        earlier = merged.get(puzzle)
+        merged[puzzle] = {**earlier, **values} if isinstance(earlier, dict) and isinstance(values, dict) else values
+    return merged
+
+
+def _request_body(fields: dict[str, Any], where: str) -> dict[str, Any]:
+    """Extra request-body fields, a nested `extra_body` flattened in (the SDK's spelling of the same thing).
+
+    Raises:
+        ConfigError: a field codebench sets itself (the message says which option sets it).
+    """
+    body = {key: value for key, value in fields.items() if key != "extra_body"}
+    nested = fields.get("extra_body", {})
+    if not isinstance(nested, dict):
+        raise ConfigError(f"{where}: extra_body must be a mapping of request fields")
+    body.update(nested)
+    taken = sorted(SET_BY_CODEBENCH & set(body))
+    if taken:
+        raise ConfigError(f"{where}: {taken[0]!r} is set by codebench (see --temperature, --max-tokens, --seed, --model); "
+                          "remove it from the request fields")
+    return body
 
 
 def limits_from(cpu: Any, memory: Any) -> Limits:
@@ -140,6 +229,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
     given = {**config, **flags}
     if "model" in options and options["model"] is not None:
         given.pop("models", None)  # the flag replaces the config's list
+    if isinstance(config.get("params"), dict) and isinstance(flags.get("params"), dict):  # a --param overrides one key
+        given["params"] = _merged(config["params"], flags["params"])
     try:
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
@@ -148,10 +239,10 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
-    return RunSpec(models=checked.model_names(), base_url=checked.base_url, api_key_env=checked.api_key_env,
+    return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
                    preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
                    instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
                    max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
                    max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
-                   format_retries=checked.format_retries,
+                   format_retries=checked.format_retries, request=checked.request, params=checked.params,
                    out=Path(checked.out))

@@ -92,7 +92,7 @@ class PlannedSample:
 class StoredPlan:
     """What the report must join: the requests, the instances of each puzzle, and the limits of the executions."""
 
-    base_url: str
+    base_urls: dict[str, str]  # model -> its endpoint (provenance)
     limits: Limits
     samples: tuple[PlannedSample, ...]
     instances: dict[str, tuple[str, ...]]  # puzzle -> instance ids, in plan order
@@ -201,7 +201,9 @@ class Store:
         for puzzle, instance_id in self._read("SELECT puzzle, instance_id FROM plan_instances ORDER BY position"):
             instances.setdefault(puzzle, []).append(instance_id)
         try:
-            return StoredPlan(run["base_url"], Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
+            # schemas 1-3 kept one URL for the whole run
+            base_urls = run["base_urls"] if "base_urls" in run else {s.model: run["base_url"] for s in samples}
+            return StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
 
@@ -388,9 +390,9 @@ def _migrate_1_to_2(db: sqlite3.Connection) -> None:
     db.execute("UPDATE samples SET read_status = ? WHERE error IS NOT NULL", (str(Status.API_ERROR),))
     if old is not None:
         plan = json.loads(old[0])
-        _write_plan(db, StoredPlan(plan["base_url"], Limits(**plan["limits"]),
-                                   tuple(PlannedSample(key, model, plan["mode"], puzzle, None, index)
-                                         for key, model, puzzle, index in plan["samples"]),
+        samples = tuple(PlannedSample(key, model, plan["mode"], puzzle, None, index)
+                        for key, model, puzzle, index in plan["samples"])
+        _write_plan(db, StoredPlan({s.model: plan["base_url"] for s in samples}, Limits(**plan["limits"]), samples,
                                    {name: tuple(ids) for name, ids in plan["instances"].items()}))
         db.execute("DELETE FROM meta WHERE key = 'plan'")
 
@@ -404,4 +406,4 @@ def _write_plan(db: sqlite3.Connection, plan: StoredPlan) -> None:
                    [(i, puzzle, instance_id) for i, (puzzle, instance_id)
                     in enumerate((p, r) for p, ids in plan.instances.items() for r in ids)])
     db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)",
-               (json.dumps({"base_url": plan.base_url, "limits": asdict(plan.limits)}, sort_keys=True),))
+               (json.dumps({"base_urls": plan.base_urls, "limits": asdict(plan.limits)}, sort_keys=True),))

@@ -93,7 +93,7 @@ def run_plan(spec: RunSpec, chats: dict[str, FakeChat], sandbox: SandboxBackend,
     store = Store(Path(spec.out) / "run.sqlite")
     tracker = Tracker()
     try:
-        record_plan(store, spec, plan, base_url)
+        record_plan(store, spec, plan)
         asyncio.run(execute_plan(spec, plan, store, dict(chats), sandbox, tracker))
     finally:
         store.close()

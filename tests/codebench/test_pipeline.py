@@ -115,7 +115,7 @@ def test_an_interrupted_run_resumes_to_exactly_the_rows_of_an_uninterrupted_one(
     run_spec = spec(cut, models=("mixed",), samples=3)
     plan = make_plan(run_spec, BASE_URL)
     store = Store(cut / "run.sqlite")
-    record_plan(store, run_spec, plan, BASE_URL)
+    record_plan(store, run_spec, plan)
 
     async def interrupted() -> None:
         with FakeBackend(slow, workers=2) as sandbox:

@@ -94,16 +94,17 @@ def test_a_version_1_run_resumes_without_redoing_finished_work(tmp_path: Path) -
     plan, spec = reader.plan(), reader.document("spec")
     reader.close()
     assert plan is not None
-    run_spec = RunSpec(models=tuple(spec["models"]), base_url=plan.base_url, puzzles=tuple(spec["puzzles"]),
+    (base_url,) = set(plan.base_urls.values())  # version 1 kept one URL for the run
+    run_spec = RunSpec(models=tuple(spec["models"]), base_url=base_url, puzzles=tuple(spec["puzzles"]),
                        levels=tuple(spec["levels"]), instances_per_level=spec["instances_per_level"], samples=spec["samples"],
                        temperature=spec["temperature"], max_tokens=spec["max_tokens"], seed=spec["seed"],
                        limits=Limits(**spec["limits"]), out=folder)
     chats = {model: FakeChat(model if model != "empty" else "oracle", fail=frozenset({0, 1, 2}) if model == "empty" else frozenset(),
-                             base_url=plan.base_url) for model in run_spec.models}
+                             base_url=base_url) for model in spec["models"]}
     simulated = Simulated()
     with FakeBackend(simulated, workers=2) as sandbox:
-        run_plan(run_spec, chats, sandbox, base_url=plan.base_url)
-    assert {model: chat.calls for model, chat in chats.items()} == {model: 6 if model == "empty" else 0 for model in run_spec.models}
+        run_plan(run_spec, chats, sandbox, base_url=base_url)
+    assert {model: chat.calls for model, chat in chats.items()} == {model: 6 if model == "empty" else 0 for model in spec["models"]}
     assert simulated.total == 0
     report = Store.for_reading(folder / "run.sqlite")
     assert len(report.report_rows()) == 144

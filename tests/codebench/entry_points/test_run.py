@@ -51,6 +51,12 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--seeds", "1"], "No such option: --seeds"),
         (["--config", "/dev/zero"], "/dev/zero is larger than 256 MiB"),
         (["--config", "missing.yaml"], "cannot read --config missing.yaml"),
+        (["--param", "rubik"], "--param 'rubik': expected KEY=VALUE, e.g. --param rubik.reveal_scramble=true"),
+        (["--param", "reveal_scramble=true"], "--param 'reveal_scramble': expected PUZZLE.KEY=VALUE"),
+        (["--param", "rubik.spin=1"], "--param rubik.spin: a run sets presentation parameters only (rubik: reveal_scramble)"),
+        (["--param", "hanoi.n=3"], "--param hanoi.n: a run sets presentation parameters only (hanoi: none)"),
+        (["--param", "towers.x=1"], "unknown puzzle 'towers'"),
+        (["--puzzles", "rubik", "--param", "rubik.reveal_scramble=yes"], "reveal_scramble='yes': expected true or false"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -84,6 +90,15 @@ def test_report_of_a_folder_without_a_run_exits_2(tmp_path: Path, capsys: pytest
     ("model: m\nbackend: nope\n", "--backend 'nope': choose one of docker, local, unsafe-local"),
     ("- a\n- b\n", "expected a mapping of option names to values"),
     ("model: [m\n", "cannot read --config"),
+    ("models: [{name: m, colour: red}]\n", "unknown field of a models entry 'models.0.colour'; known: name, label, preset"),
+    ("models: [{label: m}]\n", "run option models.0.name"),
+    ("models: [m, {name: m, base_url: 'http://127.0.0.1:9/v1'}]\n", "model 'm' is listed twice: give one of the entries a `label`"),
+    ("models: [{name: m, preset: nope}]\n", "--preset 'nope' is unknown"),
+    ("model: m\nrequest: {temperature: 1}\n", "request: 'temperature' is set by codebench"),
+    ("models: [{name: m, request: {extra_body: {seed: 3}}}]\n", "request of m: 'seed' is set by codebench"),
+    ("models: [{name: m, request: {extra_body: 3}}]\n", "request of m: extra_body must be a mapping"),
+    ("model: m\nparams: {rubik: [1]}\n", "run option params.rubik=[1]: input should be a valid dictionary"),
+    ("model: m\npreset: mock\nparams: {rubik: {reveal_scramble: 1}}\n", "expected true or false"),
 ])
 def test_config_file_with_unknown_or_mistyped_values_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
                                                               message: str) -> None:
