@@ -12,7 +12,7 @@ $(BIN)/codebench: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-# The main job on defaults: a mock model server, code mode on all nine puzzles × six levels, the report.
+# The main job on defaults: a mock model server, both modes on all nine puzzles × six levels; the report, its plots, the HTML page.
 demo: $(BIN)/codebench
 	scripts/ensure-docker
 	$(BIN)/codebench sandbox build
@@ -22,10 +22,11 @@ selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest
 
 # Tests need the Docker engine and the sandbox image (start one, installing docker.io if needed; build the other),
-# and bubblewrap for the local backend.
+# bubblewrap for the local backend, and Debian's Chromium for the HTML report's browser tests.
 test: $(BIN)/codebench
 	scripts/ensure-docker
 	scripts/ensure-bubblewrap
+	scripts/ensure-chromium
 	$(BIN)/codebench sandbox build
 	$(BIN)/python -m pytest -q
 

@@ -316,6 +316,39 @@ class ExecutionRow:
     first_illegal_step: int | None = None  # trajectory puzzles: where the first illegal step was
 
 
+@dataclass(frozen=True)
+class ExecutionDetail:
+    """What was recorded of one program (or instruction-mode answer) run on one instance, beyond its verdict."""
+
+    issues: tuple[dict[str, Any], ...]  # the validator's issues as stored: {"code", "message", "step"}
+    first_illegal_step: int | None
+    steps_applied: int | None
+    cpu_s: float | None
+    wall_s: float | None
+    peak_mib: float | None
+    stdout: str
+    stderr: str
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One instance a sample is judged on, as a report row counts it, with the execution behind the verdict."""
+
+    instance_id: str
+    level: int
+    status: str  # a Status value (older stores may hold others: shown as they are)
+    detail: str
+    execution: ExecutionDetail | None  # None: the reply's read status (no_code, api_error, …) holds, nothing ran
+
+
+@dataclass(frozen=True)
+class SampleDetail:
+    """One stored sample and every instance it was judged on so far: one entry of the drill-down."""
+
+    sample: Sample
+    judged: tuple[Judgement, ...]
+
+
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 

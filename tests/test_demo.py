@@ -27,4 +27,10 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
     for status in ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer"):
         assert f"{status}:" in report or status == "legal"
     assert "collapse threshold λ*" in report and (out / "run.sqlite").is_file()
+    page = (out / "report.html").read_text(encoding="utf-8")  # the page people look at, its figures inline
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 4 and 'id="codebench-data"' in page
+    assert sorted(path.name for path in (out / "plots").iterdir()) == sorted(
+        f"{name}.{fmt}" for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code")
+        for fmt in ("png", "svg"))
+    assert f"html report written: {out / 'report.html'}" in done.stderr
     assert "Traceback" not in done.stderr

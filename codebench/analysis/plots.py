@@ -1,4 +1,4 @@
-"""The report as figures, PNG and SVG: what people look at instead of tables.
+"""The report as figures, PNG and SVG files or SVG markup for the HTML report: what people look at instead of tables.
 
 - `legal_rate_vs_lambda`: per puzzle, the legal rate against the mean λ of each level, one line per model × mode,
   with 95% Wilson intervals over the level's counted executions;
@@ -10,10 +10,12 @@ The only module that imports matplotlib (Agg, no display), and only when plots a
 
 from __future__ import annotations
 
+import io
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..types import COUNTED_STATUSES, Status
 from .report import Report
@@ -29,29 +31,54 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     p = successes / trials
     centre = (p + Z95**2 / (2 * trials)) / (1 + Z95**2 / trials)
     half = Z95 * math.sqrt(p * (1 - p) / trials + Z95**2 / (4 * trials**2)) / (1 + Z95**2 / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))  # rounding can leave p a hair outside
 
 
 def write_plots(report: Report, folder: Path) -> list[Path]:
     """Draw every figure the report has data for into `folder` (made if missing); returns the files written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, figure in _figures(report):
+        for fmt in FORMATS:
+            path = folder / f"{name}.{fmt}"
+            _save(figure, path, fmt)
+            written.append(path)
+    return written
+
+
+def figure_svgs(report: Report) -> dict[str, str]:
+    """Every figure the report has data for, by name, as SVG markup without its XML prolog and DOCTYPE: what an HTML
+    page can hold inline (no file beside it to lose)."""
+    svgs = {}
+    for name, figure in _figures(report):
+        text = io.StringIO()
+        _save(figure, text, "svg")
+        markup = text.getvalue()
+        svgs[name] = markup[markup.index("<svg"):]
+    return svgs
+
+
+def _figures(report: Report) -> Iterator[tuple[str, Any]]:
+    """(name, figure) for each figure the report has data for; each is closed once the caller has saved it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    folder.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
     for name, draw in (("legal_rate_vs_lambda", _legal_rate), ("status_mix", _status_mix),
                        ("collapse_heatmap", _heatmap), ("instruction_vs_code", _modes)):
         figure = draw(report, plt)
         if figure is None:
             continue
-        for fmt in FORMATS:
-            path = folder / f"{name}.{fmt}"
-            figure.savefig(path, dpi=110, bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None)
-            written.append(path)
-        plt.close(figure)
-    return written
+        try:
+            yield name, figure
+        finally:
+            plt.close(figure)
+
+
+def _save(figure: Any, target: Path | IO[str], fmt: str) -> None:
+    """Save in `fmt`; an SVG without its date, so the same report draws the same bytes."""
+    figure.savefig(target, format=fmt, dpi=110, bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None)
 
 
 def _grid(plt: Any, count: int, title: str) -> tuple[Any, list[Any]]:

@@ -84,36 +84,36 @@ def _rate(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
 
 
-def _lam(value: float | None) -> str:
+def lam(value: float | None) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.4g}"
 
 
-def _mix(counts: dict[str, int]) -> str:
+def mix(counts: dict[str, int]) -> str:
     return " ".join(f"{status}:{n}" for status, n in counts.items()) or "-"
 
 
-def _failures(cell: CellMetrics) -> dict[str, int]:
+def failures(cell: CellMetrics) -> dict[str, int]:
     return {status: n for status, n in cell.status_counts.items() if status != Status.LEGAL}
 
 
-def _interval(threshold: CollapseThreshold) -> str:
+def interval(threshold: CollapseThreshold) -> str:
     if threshold.lambda_star is None:
         return "no decline"
-    return "-" if threshold.low is None else f"[{_lam(threshold.low)}, {_lam(threshold.high)}]"
+    return "-" if threshold.low is None else f"[{lam(threshold.low)}, {lam(threshold.high)}]"
 
 
-def _summary(totals: Totals) -> str:
-    infra = f"; infrastructure failures, not counted: {_mix(totals.infra_counts)}" if totals.infra_counts else ""
+def summary(totals: Totals) -> str:
+    infra = f"; infrastructure failures, not counted: {mix(totals.infra_counts)}" if totals.infra_counts else ""
     return f"{totals.executions} executions, legal rate {_rate(totals.legal_rate)}{infra}"
 
 
-def _cell_columns(report: Report) -> list[str]:
+def cell_columns(report: Report) -> list[str]:
     return ["level", "λ", "inst", "n", "exec", str(Status.LEGAL), *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample"]
 
 
-def _cell_values(report: Report, cell: CellMetrics) -> list[str]:
+def cell_values(report: Report, cell: CellMetrics) -> list[str]:
     passes = [_rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
-    return [str(cell.level), _lam(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
+    return [str(cell.level), lam(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
             _rate(cell.legal_rate), *passes, _rate(cell.oracle_best_of_n), _rate(cell.best_sample_mean)]
 
 
@@ -125,20 +125,20 @@ def align_columns(rows: list[list[str]], numeric: range) -> list[str]:
 
 
 def _table(report: Report) -> str:
-    lines = [f"codebench report: {_summary(report.totals)}"]
+    lines = [f"codebench report: {summary(report.totals)}"]
     groups: dict[tuple[str, str], list[CellMetrics]] = {}
     for cell in report.cells:
         groups.setdefault((cell.model, cell.mode), []).append(cell)
     for (model, mode), cells in groups.items():
-        header = ["puzzle", *_cell_columns(report), "failures", "infra"]
-        body = [[c.puzzle, *_cell_values(report, c), _mix(_failures(c)), _mix(c.infra_counts)] for c in cells]
+        header = ["puzzle", *cell_columns(report), "failures", "infra"]
+        body = [[c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)] for c in cells]
         lines += ["", f"{model} · {mode}", *align_columns([header, *body], numeric=range(1, len(header) - 2))]
     if report.thresholds:
         rows = [["model", "mode", "puzzle", "λ*", "interval"],
-                *([t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds)]
+                *([t.model, t.mode, t.puzzle, lam(t.lambda_star), interval(t)] for t in report.thresholds)]
         lines += ["", COLLAPSE_TITLE, *align_columns(rows, numeric=range(3, 4))]
     if report.traces:
-        lines += ["", TRACE_TITLE, *align_columns([TRACE_HEADER, *map(_trace_values, report.traces)], numeric=range(4, 7))]
+        lines += ["", TRACE_TITLE, *align_columns([TRACE_HEADER, *map(trace_values, report.traces)], numeric=range(4, 7))]
     lines += ["", *LEGEND]
     return "\n".join(lines) + "\n"
 
@@ -153,16 +153,16 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _markdown(report: Report) -> str:
-    lines = ["# codebench report", "", _summary(report.totals), "", "## Cells", ""]
-    header = ["model", "mode", "puzzle", *_cell_columns(report), "failures", "infra"]
-    lines += _md_table(header, [[c.model, c.mode, c.puzzle, *_cell_values(report, c), _mix(_failures(c)), _mix(c.infra_counts)]
+    lines = ["# codebench report", "", summary(report.totals), "", "## Cells", ""]
+    header = ["model", "mode", "puzzle", *cell_columns(report), "failures", "infra"]
+    lines += _md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)]
                                 for c in report.cells])
     lines += ["", "## Collapse thresholds", "", COLLAPSE_TITLE + ".", ""]
     lines += _md_table(["model", "mode", "puzzle", "λ*", "interval"],
-                       [[t.model, t.mode, t.puzzle, _lam(t.lambda_star), _interval(t)] for t in report.thresholds])
+                       [[t.model, t.mode, t.puzzle, lam(t.lambda_star), interval(t)] for t in report.thresholds])
     if report.traces:
         lines += ["", "## How far failing trajectories got", "", TRACE_TITLE + ".", ""]
-        lines += _md_table(TRACE_HEADER, [_trace_values(t) for t in report.traces])
+        lines += _md_table(TRACE_HEADER, [trace_values(t) for t in report.traces])
     lines += ["", *(f"- {line}" for line in LEGEND)]
     return "\n".join(lines) + "\n"
 
@@ -170,7 +170,7 @@ def _markdown(report: Report) -> str:
 TRACE_HEADER = ["model", "mode", "puzzle", "level", "failures", "progress", "first illegal"]
 
 
-def _trace_values(grade: TraceGrade) -> list[str]:
+def trace_values(grade: TraceGrade) -> list[str]:
     first = "-" if grade.median_first_illegal is None else f"{grade.median_first_illegal:g}"
     return [grade.model, grade.mode, grade.puzzle, str(grade.level), str(grade.failures), _rate(grade.mean_progress), first]
 

@@ -7,7 +7,8 @@ Exit codes: 0 done, 2 usage error, 3 the endpoint or the sandbox refuses the run
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
+from collections.abc import Sequence
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ..run.plan import Plan
     from ..run.spec import RunSpec
     from ..run.store import Store
+    from ..types import ExecutionRow
 
 console = Console()
 status = Console(stderr=True)
@@ -91,7 +93,7 @@ def run(
         with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
             record_plan(store, spec, plan)
             asyncio.run(_execute(spec, plan, store, endpoints))
-        _print_report(store, "table", None)
+        _print_report([store], "table", None)
     finally:
         store.close()
 
@@ -144,19 +146,24 @@ class RunDisplay:
         return Group(self.bars, Text(mix or "no results yet", style="dim"))
 
 
-def _print_report(store: Store, fmt: str, output: Path | None, plots: Path | None = None) -> None:
+def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None, plots: Path | None = None,
+                  html: Path | None = None) -> None:
+    """The report of `stores` as text in `fmt` (None: none) on stdout or into `output`, and the figures and the HTML
+    page where asked for."""
     from ..analysis.report import build_report, render_report
 
-    samples = store.samples_per_question()
+    samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    report = build_report(store.report_rows(), ks)
-    text = render_report(report, fmt)
-    if output is None:
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
-    else:
-        with open_output(output, [store.path]) as out:
-            out.write(text)
-        status.print(f"report written: {output}", highlight=False, markup=False)
+    report = build_report(_joined_rows(stores), ks)
+    inputs = [store.path for store in stores]
+    if fmt is not None:
+        text = render_report(report, fmt)
+        if output is None:
+            console.print(text, highlight=False, markup=False, soft_wrap=True)
+        else:
+            with open_output(output, inputs) as out:
+                out.write(text)
+            status.print(f"report written: {output}", highlight=False, markup=False)
     if plots is not None:
         from ..analysis.plots import write_plots
 
@@ -165,6 +172,33 @@ def _print_report(store: Store, fmt: str, output: Path | None, plots: Path | Non
         except OSError as exc:
             raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
         status.print(f"plots written: {len(files)} files in {plots}", highlight=False, markup=False)
+    if html is not None:
+        from ..analysis.html import render_html
+        from ..analysis.plots import figure_svgs
+
+        page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report))
+        with open_output(html, inputs) as out:
+            out.write(page)
+        status.print(f"html report written: {html}", highlight=False, markup=False)
+
+
+def _joined_rows(stores: Sequence[Store]) -> list[ExecutionRow]:
+    """The rows of every run, concatenated.
+
+    Raises:
+        InputError: two runs hold the same model in the same mode (their cells would silently merge).
+    """
+    rows: list[ExecutionRow] = []
+    holders: dict[tuple[str, str], Path] = {}
+    for store in stores:
+        found = store.report_rows()
+        for model, mode in sorted({(row.model, row.mode) for row in found}):
+            if (model, mode) in holders:
+                raise InputError(f"{holders[model, mode].parent} and {store.path.parent} both hold {model} in {mode} mode: "
+                                 "report them one at a time, or pair them with `codebench compare`")
+            holders[model, mode] = store.path
+        rows += found
+    return rows
 
 
 def compare(
@@ -225,26 +259,32 @@ def _database(folder: Path) -> Path:
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (each holds run.sqlite), reported together.")],
     fmt: Annotated[str, typer.Option("--format", help="table, md, csv or json.")] = "table",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
     plots: Annotated[Optional[Path], typer.Option(help="Also draw the figures (PNG and SVG) into this folder.")] = None,
+    html: Annotated[Optional[Path], typer.Option(help="Also write one self-contained HTML page, every sample included.")] = None,
 ) -> None:
-    """Metrics of a run, computed from its stored rows only (the run directory is only read)."""
+    """Metrics of one or more runs, computed from their stored rows only (the run directories are only read)."""
     from ..run.store import Store
 
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
-    database = _database(run_dir)
+    databases = [_database(folder) for folder in run_dirs]
     if output is not None:
-        check_output(output, [database])
+        check_output(output, databases)
+    if html is not None:
+        check_output(html, databases, "--html")
+        if output is not None and output.resolve() == html.resolve():
+            raise InputError(f"--html {html} is also the -o file: give each its own")
     if plots is not None and plots.exists() and not plots.is_dir():
         raise InputError(f"--plots {plots} is a file: give a folder for the figures (made if missing)")
-    store = Store.for_reading(database)
-    try:
-        _print_report(store, fmt, output, plots)
-    finally:
-        store.close()
+    with ExitStack() as opened:
+        stores = []
+        for database in databases:
+            stores.append(Store.for_reading(database))
+            opened.callback(stores[-1].close)
+        _print_report(stores, fmt, output, plots, html)
 
 
 def demo(
@@ -254,9 +294,11 @@ def demo(
     cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 2.0,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),
 ) -> None:
-    """The whole job on built-in defaults: a mock model on loopback, both modes on all nine puzzles × six levels."""
+    """The whole job on built-in defaults: a mock model on loopback, both modes on all nine puzzles × six levels; the
+    report, its figures (OUT/plots) and its HTML page (OUT/report.html)."""
     from ..model.mock_server import start_mock_server
     from ..run.spec import spec_from_options
+    from ..run.store import Store
 
     options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,
                                "cpu": cpu, "out": out}
@@ -264,3 +306,8 @@ def demo(
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False, markup=False)
         run(**options, base_url=server.url)
+    store = Store.for_reading(out / DATABASE)
+    try:
+        _print_report([store], None, None, out / "plots", out / "report.html")
+    finally:
+        store.close()

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,20 @@ from puzzles import Record
 
 from ..errors import SchemaVersionError, StoreError
 from ..keys import execution_key
-from ..types import Completion, ExecutionRow, Limits, Outcome, Program, Reading, Sample, Sampling, Status
+from ..types import (
+    Completion,
+    ExecutionDetail,
+    ExecutionRow,
+    Judgement,
+    Limits,
+    Outcome,
+    Program,
+    Reading,
+    Sample,
+    SampleDetail,
+    Sampling,
+    Status,
+)
 
 SCHEMA_VERSION = 4
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"},
@@ -318,6 +331,47 @@ class Store:
     def samples_per_question(self) -> int:
         """The most samples the plan draws of one prompt (the n of pass@k); 0 before any plan."""
         return self._read("SELECT COALESCE(MAX(sample) + 1, 0) FROM plan_samples")[0][0]
+
+    def sample_details(self) -> list[SampleDetail]:
+        """Every stored sample of the plan, in plan order, with each instance it is judged on and the execution behind
+        that verdict: the HTML report's drill-down. Joined as `report_rows` joins, so its statuses are the report's.
+
+        Raises:
+            StoreError: the rows do not fit together (a planned instance missing, a stored field not what codebench writes).
+        """
+        plan = self.plan()
+        if plan is None:
+            return []
+        try:
+            samples = self.samples(planned.key for planned in plan.samples)
+            instances = {instance_id: (level, json.loads(meta).get("version"))
+                         for instance_id, level, meta in self._read("SELECT id, level, meta FROM instances")}
+            executions = {key: (status, detail, ExecutionDetail(tuple(json.loads(issues)), first_illegal, steps, cpu_s, wall_s,
+                                                                peak_mib, stdout or "", stderr or ""))
+                          for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, stdout, stderr
+                          in self._read("SELECT key, status, detail, issues, first_illegal_step, steps_applied, cpu_s, wall_s, "
+                                        "peak_mib, stdout, stderr FROM executions")}
+            details = []
+            for planned in plan.samples:
+                sample = samples.get(planned.key)
+                if sample is None:
+                    continue  # not requested yet (the run was interrupted)
+                reading = sample.reading
+                judged = []
+                for instance_id in (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ()):
+                    level, version = instances[instance_id]
+                    if reading.status is not None:
+                        judged.append(Judgement(instance_id, level, str(reading.status), reading.detail, None))
+                    elif reading.program is not None:
+                        found = executions.get(execution_key(reading.program.key, instance_id, version, plan.limits))
+                        if found is not None:  # else not executed yet
+                            judged.append(Judgement(instance_id, level, *found))
+                # one request may stand for several planned instances that read alike (level-1 Hanoi instances often
+                # are): each entry names the instance it was planned for
+                details.append(SampleDetail(replace(sample, instance_id=planned.instance_id), tuple(judged)))
+            return details
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
 
 
 def _progress(steps: int | None, shortest: object) -> float | None:

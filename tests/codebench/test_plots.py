@@ -24,6 +24,14 @@ def test_wilson_by_hand() -> None:
     assert wilson(0, 0) == (0.0, 1.0) and wilson(0, 5)[0] == 0.0 and wilson(5, 5)[1] == 1.0
 
 
+def test_the_wilson_interval_holds_its_proportion_at_every_count() -> None:
+    """Rounding once left 1.0 a hair above the upper bound of an all-legal cell (n = 4, 10, 14, …): error bars failed."""
+    for trials in range(1, 200):
+        for successes in range(trials + 1):
+            low, high = wilson(successes, trials)
+            assert 0.0 <= low <= successes / trials <= high <= 1.0, (successes, trials)
+
+
 def test_every_figure_is_written_for_a_run_in_both_modes(tmp_path: Path) -> None:
     rows = [ExecutionRow("m", mode, puzzle, level, f"{puzzle}/L{level}/s{i}", 0,
                          "legal" if i < (4 - level if mode == "code" else 4 - 2 * level + 1) else "rule_violation", "", float(level))
