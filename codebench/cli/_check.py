@@ -28,7 +28,7 @@ from ..types import Status
 from ._interrupt import interruptible
 
 console = Console()
-status = Console(stderr=True)
+status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
 
 
 def _summary_table(puzzle: str, results: list[CheckResult]) -> Table:

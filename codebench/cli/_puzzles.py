@@ -35,7 +35,7 @@ from ._params import parse_params
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()
-status = Console(stderr=True)
+status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
 
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write JSONL here instead of stdout.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

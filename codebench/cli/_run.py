@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..types import ExecutionRow
 
 console = Console()
-status = Console(stderr=True)
+status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
 DATABASE = "run.sqlite"
 FORMATS = ("table", "md", "csv", "json")
 PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n

@@ -12,7 +12,7 @@ from ..errors import EXIT_REFUSED
 
 sandbox_app = typer.Typer(help="Build, diagnose and clean the solver sandbox.", no_args_is_help=True)
 console = Console()
-status = Console(stderr=True)
+status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
 
 
 @sandbox_app.command()
