@@ -9,7 +9,7 @@ DEMO_OUT ?= runs/demo
 $(BIN)/codebench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,ray]'
 	touch $@
 
 # The main job on defaults: a mock model server, both modes on all nine puzzles × six levels; the report, its plots, the HTML page.
@@ -22,11 +22,13 @@ selftest: $(BIN)/codebench
 	$(BIN)/codebench puzzles selftest
 
 # Tests need the Docker engine and the sandbox image (start one, installing docker.io if needed; build the other),
-# bubblewrap for the local backend, and Debian's Chromium for the HTML report's browser tests.
+# bubblewrap for the local backend, Debian's Chromium for the HTML report's browser tests, and Debian's
+# docker-registry for the Ray tests' image distribution.
 test: $(BIN)/codebench
 	scripts/ensure-docker
 	scripts/ensure-bubblewrap
 	scripts/ensure-chromium
+	scripts/ensure-registry
 	$(BIN)/codebench sandbox build
 	$(BIN)/python -m pytest -q
 
@@ -35,6 +37,7 @@ bench: $(BIN)/codebench
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/scale.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -23,7 +23,7 @@ from ..errors import ConfigError, InputError, SandboxUnavailableError
 from ..records import check_output, open_output, read_text
 from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
-from ..sandbox import BACKENDS, get_backend
+from ..sandbox import BACKENDS, EXECUTORS, open_sandbox
 from ..types import Status
 from ._interrupt import interruptible
 
@@ -52,6 +52,9 @@ def check(
     cpu: Annotated[float, typer.Option(help="CPU seconds per instance.")] = 10.0,
     memory: Annotated[int, typer.Option(help="Memory MiB per instance.")] = 512,
     workers: Annotated[Optional[int], typer.Option(help="Parallel workers (default one per core).")] = None,
+    executor: Annotated[str, typer.Option(help="local, or ray: the backend on every node of a Ray cluster.")] = "local",
+    ray_address: Annotated[Optional[str], typer.Option(help="With --executor ray: auto or ray://host:port (default: "
+                                                            "start Ray here).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
     junit: Annotated[Optional[Path], typer.Option(help="Write a JUnit XML report here.")] = None,
     baseline: Annotated[Optional[Path], typer.Option(help="Compare with this baseline (a legal instance must stay legal).")] = None,
@@ -61,6 +64,8 @@ def check(
     puzzle = get_puzzle(puzzle_name)
     if backend not in BACKENDS:
         raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if executor not in EXECUTORS:
+        raise ConfigError(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs --baseline FILE")
     source = read_text(solver)
@@ -75,7 +80,9 @@ def check(
     level_list = parse_range(levels, "--levels", min(puzzle.levels), max(puzzle.levels))
     seed_list = parse_range(seeds, "--seeds", 0, MAX_SEED)
     with interruptible("nothing was written (no report, JUnit or baseline): run the check again"), \
-            get_backend(backend, limits, workers) as sandbox:  # unsafe-local announces that it does not isolate
+            open_sandbox(backend, limits, workers, executor=executor, ray_address=ray_address) as sandbox:
+        for note in sandbox.notes:  # where a Ray executor's workers run (unsafe-local announces that it does not isolate)
+            status.print(note, highlight=False, markup=False)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=status, transient=True, disable=not status.is_terminal) as progress:  # a log gets no bar
             task = progress.add_task(f"{puzzle.name} {solver.name}", total=len(level_list) * len(seed_list))

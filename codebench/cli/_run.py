@@ -54,6 +54,9 @@ def run(
     max_connections: Annotated[Optional[int], typer.Option(help="Concurrent model requests.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default one per core).")] = None,
     backend: Annotated[Optional[str], typer.Option(help="docker, local (bubblewrap) or unsafe-local (trusted code only).")] = None,
+    executor: Annotated[Optional[str], typer.Option(help="local, or ray: the backend on every node of a Ray cluster.")] = None,
+    ray_address: Annotated[Optional[str], typer.Option(help="With --executor ray: auto or ray://host:port (default: "
+                                                            "start Ray here).")] = None,
     cpu: Annotated[Optional[float], typer.Option(help="CPU seconds per instance.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Base seed for instances and sampling.")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
@@ -74,8 +77,8 @@ def run(
     options = {"model": model, "mode": mode, "base_url": base_url, "api_key_env": api_key_env, "preset": preset,
                "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
                "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
-               "workers": workers, "backend": backend, "cpu": cpu, "seed": seed, "out": out,
-               "format_retries": format_retries, "params": puzzle_params(param) if param else None}
+               "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
+               "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None}
     spec = spec_from_options(options, load_config(config))
     endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
     plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
@@ -104,15 +107,18 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
     from ..model.client import ModelClient
     from ..modes import get_mode
     from ..run.pipeline import Tracker, execute_plan
-    from ..sandbox import get_backend
+    from ..sandbox import open_sandbox
 
     tracker = Tracker()
     clients = {label: ModelClient(e, max_connections=spec.max_connections) for label, e in endpoints.items()}
     display = RunDisplay(tracker)
     try:
         sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)
-        with get_backend(spec.backend, spec.limits, spec.workers) if sandbox_needed else nullcontext() as sandbox, \
-                Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
+        opened = open_sandbox(spec.backend, spec.limits, spec.workers, executor=spec.executor,
+                              ray_address=spec.ray_address) if sandbox_needed else nullcontext()
+        with opened as sandbox, Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
+            for note in sandbox.notes if sandbox is not None else ():
+                status.print(note, highlight=False, markup=False)
             task = asyncio.ensure_future(execute_plan(spec, plan, store, dict(clients), sandbox, tracker))
             while not task.done():
                 live.update(display.render())

@@ -19,11 +19,37 @@ status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log st
 def build(
     base: Annotated[Optional[str], typer.Option(help="FROM image (default python:3.11-slim, else an offline Debian base).")] = None,
     force: Annotated[bool, typer.Option(help="Rebuild even if the image is up to date.")] = False,
+    ray_address: Annotated[Optional[str], typer.Option(help="Give the image to every node of this Ray cluster that offers "
+                                                            "sandbox slots (auto, ray://host:port).")] = None,
+    registry: Annotated[Optional[str], typer.Option(help="Push the image to REGISTRY/REPO[:TAG]; with --ray-address the "
+                                                         "nodes pull it from there instead of building it.")] = None,
 ) -> None:
-    """Build the sandbox image; without a registry, bootstrap a Debian base offline (debootstrap)."""
-    from ..sandbox._image import build_image
+    """Build the sandbox image; without a registry, bootstrap a Debian base offline (debootstrap).
 
-    build_image(base, force=force, log=lambda line: status.print(line, highlight=False, markup=False))
+    With --ray-address every node that offers sandbox slots builds it from this checkout's image sources (shipped with
+    the task), or pulls it from --registry; each node's outcome is printed, exit 3 if one failed.
+    """
+    from ..sandbox._image import build_image, push_image, split_reference
+
+    def log(line: str) -> None:
+        status.print(line, highlight=False, markup=False)
+
+    if registry is not None:
+        split_reference(registry)  # refused before anything is built
+    if ray_address is None:
+        build_image(base, force=force, log=log)
+        if registry is not None:
+            log(f"pushed {push_image(registry, log=log)}")
+        return
+    from ..sandbox._ray import distribute_image
+
+    reports = distribute_image(ray_address, base=base, force=force, registry=registry, log=log)
+    for report in reports:
+        console.print(Text.assemble(("ok", "green") if report.problem is None else ("FAIL", "red"),
+                                    f"  ray node {report.node}: " + ("image ready" if report.problem is None else report.problem)),
+                      highlight=False)
+    if any(report.problem is not None for report in reports):
+        raise typer.Exit(EXIT_REFUSED)
 
 
 @sandbox_app.command()

@@ -59,6 +59,8 @@ class RunOptions(BaseModel):
     max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
     workers: int | None = Field(RunSpec.workers, ge=1, le=MAX_WORKERS)
     backend: str = RunSpec.backend
+    executor: str = RunSpec.executor
+    ray_address: str | None = None
     format_retries: int = Field(RunSpec.format_retries, ge=0, le=20)
     out: str = str(RunSpec.out)
 

@@ -16,7 +16,7 @@ import puzzles
 from ..errors import ConfigError, InputError
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
-from ..sandbox import BACKENDS
+from ..sandbox import BACKENDS, EXECUTORS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
@@ -75,6 +75,8 @@ class RunSpec:
     max_connections: int = 8
     workers: int | None = None
     backend: str = "docker"
+    executor: str = "local"  # or ray: the backend's workers on every node of a Ray cluster
+    ray_address: str | None = None  # with ray: "auto", "ray://host:port"; None starts a Ray instance here
     format_retries: int = FORMAT_RETRIES  # instruction mode: corrective follow-ups when nothing parseable came back
     request: dict[str, Any] = field(default_factory=dict)
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -101,6 +103,10 @@ class RunSpec:
                                       "complexity comes from --levels")
         if self.backend not in BACKENDS:
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"--executor {self.executor!r}: choose one of {', '.join(EXECUTORS)}")
+        if self.ray_address is not None and self.executor != "ray":
+            raise ConfigError("--ray-address needs --executor ray")
         for name in self.puzzles:
             puzzles.get_puzzle(name)  # raises UnknownPuzzleError with the known names
         outside = sorted(set(self.levels) - set(puzzles.LEVELS))
@@ -244,5 +250,6 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
                    max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
                    max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
+                   executor=checked.executor, ray_address=checked.ray_address,
                    format_retries=checked.format_retries, request=checked.request, params=checked.params,
                    out=Path(checked.out))

@@ -19,6 +19,7 @@ from ..keys import program_key
 from ..types import Batch, Facts, Limits, Program, Result, Task
 
 BACKENDS = ("docker", "local", "unsafe-local")  # unsafe-local: trusted code only
+EXECUTORS = ("local", "ray")  # where a backend's workers run: this machine, or every node of a Ray cluster
 MAX_WORKERS = 1024  # per machine: past this a typo, not a pool
 
 Deliver = Callable[[Result], None]
@@ -52,6 +53,11 @@ class SandboxBackend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop every worker and release what the backend holds."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Lines worth telling the user once it started (where its workers run, what was skipped)."""
+        return ()
 
     def stream(self, batches: Iterable[Batch]) -> Iterator[Result]:
         """Submit `batches` and yield their results in this thread, in the order they finish."""
@@ -103,4 +109,26 @@ def get_backend(name: str, limits: Limits | None = None, workers: int | None = N
     raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "MAX_WORKERS", "Deliver", "SandboxBackend", "get_backend"]
+def open_sandbox(backend: str, limits: Limits, workers: int | None = None, *, executor: str = "local",
+                 ray_address: str | None = None) -> SandboxBackend:
+    """The backend `backend` on this machine, or (`executor` ray) on every node of a Ray cluster that offers sandbox
+    slots: `ray_address` None starts a Ray instance here with `workers` slots; else the cluster's nodes decide.
+
+    Raises:
+        SandboxUnavailableError: the backend cannot run here, Ray is not installed, or no node can run it.
+        ConfigError: an unknown backend or executor, a worker count outside 1..MAX_WORKERS, an address without ray.
+    """
+    if executor == "local":
+        if ray_address is not None:
+            raise ConfigError("--ray-address needs --executor ray")
+        return get_backend(backend, limits, workers)
+    if executor == "ray":
+        from ._ray import RayBackend
+
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
+            raise ConfigError(f"--workers {workers}: give 1-{MAX_WORKERS}")
+        return RayBackend(limits, backend=backend, address=ray_address, workers=workers)
+    raise ConfigError(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+
+
+__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "SandboxBackend", "get_backend", "open_sandbox"]

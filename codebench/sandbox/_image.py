@@ -29,15 +29,27 @@ _REFERENCE = re.compile(  # Docker's reference grammar: [domain[:port]/]path[:ta
     rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(?:@sha256:[0-9a-f]{{64}})?")
 
 
-def image_digest() -> str:
+def image_digest(root: Path = SOURCE_ROOT) -> str:
     """Hash of everything that goes into the image, so a changed supervisor forces a rebuild."""
     digest = hashlib.sha256()
+    for name, data in image_sources(root).items():
+        digest.update(name.encode() + b"\0" + data)
+    return digest.hexdigest()[:16]
+
+
+def image_sources(root: Path = SOURCE_ROOT) -> dict[str, bytes]:
+    """The files the image is built from, by path: all a node needs (with codebench and Docker) to build it too.
+
+    Raises:
+        SandboxUnavailableError: a file is missing (not a source checkout).
+    """
+    sources = {}
     for name in IMAGE_FILES:
-        path = SOURCE_ROOT / name
+        path = root / name
         if not path.exists():
             raise SandboxUnavailableError(f"{path} is missing: build the image from a codebench source checkout")
-        digest.update(name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+        sources[name] = path.read_bytes()
+    return sources
 
 
 def _present(client: docker.DockerClient, name: str) -> bool:
@@ -48,7 +60,7 @@ def _present(client: docker.DockerClient, name: str) -> bool:
     return True
 
 
-def _base_image(client: docker.DockerClient, base: str | None, log: Log) -> str:
+def _base_image(client: docker.DockerClient, base: str | None, log: Log, root: Path) -> str:
     """The requested base if present or pullable; else the offline Debian base, bootstrapped once."""
     wanted = base or DEFAULT_BASE
     if _present(client, wanted):
@@ -63,15 +75,15 @@ def _base_image(client: docker.DockerClient, base: str | None, log: Log) -> str:
         log(f"cannot pull {wanted} (no registry?): using a Debian base bootstrapped offline with debootstrap")
     if not _present(client, OFFLINE_BASE):
         log(f"bootstrapping {OFFLINE_BASE} with debootstrap from Debian's mirror (about a minute) …")
-        script = SOURCE_ROOT / "sandbox_images" / "bootstrap-base.sh"
+        script = root / "sandbox_images" / "bootstrap-base.sh"
         done = subprocess.run(["bash", str(script), OFFLINE_BASE], capture_output=True, text=True)
         if done.returncode != 0:
             raise SandboxUnavailableError(f"offline bootstrap failed (needs root and Debian's mirror): {done.stderr[-2000:]}")
     return OFFLINE_BASE
 
 
-def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print) -> str:
-    """Build the sandbox image unless an identical one exists; returns the tag.
+def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print, root: Path = SOURCE_ROOT) -> str:
+    """Build the sandbox image from the sources in `root` unless an identical one exists; returns the tag.
 
     Raises:
         InputError: `base` is not an image reference.
@@ -82,27 +94,83 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
                          "or registry.example:5000/team/python:3.11")
     client = connect()
     try:
-        return _build(client, base, tag, force, log)
+        return _build(client, base, tag, force, log, root)
     except docker.errors.APIError as exc:
         raise SandboxUnavailableError(f"the engine refused the build: {exc.explanation or exc}") from None
     finally:
         client.close()
 
 
-def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log) -> str:
-    digest = image_digest()
+def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log, root: Path) -> str:
+    digest = image_digest(root)
     if not force and _present(client, tag) and client.images.get(tag).labels.get(f"{LABEL}.digest") == digest:
         log(f"{tag} is up to date ({digest})")
         return tag
-    chosen = _base_image(client, base, log)
+    chosen = _base_image(client, base, log, root)
     log(f"building {tag} FROM {chosen} …")
     try:
-        client.images.build(path=str(SOURCE_ROOT), dockerfile="Dockerfile.sandbox", tag=tag, rm=True,
+        client.images.build(path=str(root), dockerfile="Dockerfile.sandbox", tag=tag, rm=True,
                             buildargs={"BASE": chosen}, labels={f"{LABEL}.digest": digest, f"{LABEL}.base": chosen})
     except docker.errors.BuildError as exc:
         raise SandboxUnavailableError(f"image build failed: {exc}") from None
     log(f"built {tag} ({digest})")
     return tag
+
+
+def push_image(reference: str, tag: str = IMAGE, log: Log = print) -> str:
+    """Tag the local image as `reference` (REGISTRY/REPO[:TAG]) and push it there, for the nodes of a cluster to pull.
+
+    Raises:
+        InputError: `reference` is not an image reference.
+        SandboxUnavailableError: no engine, no local image, or the registry refused the push.
+    """
+    repository, version = split_reference(reference)
+    client = connect()
+    try:
+        try:
+            client.images.get(tag).tag(repository, version)
+        except docker.errors.ImageNotFound:
+            raise SandboxUnavailableError(f"image {tag} is missing; build it first: codebench sandbox build") from None
+        log(f"pushing {repository}:{version} …")
+        for line in client.images.push(repository, tag=version, stream=True, decode=True):
+            if "error" in line:
+                raise SandboxUnavailableError(f"the registry refused {repository}:{version}: {line['error']}")
+    except docker.errors.APIError as exc:
+        raise SandboxUnavailableError(f"cannot push {reference}: {exc.explanation or exc}") from None
+    finally:
+        client.close()
+    return f"{repository}:{version}"
+
+
+def pull_image(reference: str, tag: str = IMAGE) -> str:
+    """Pull `reference` and tag it as the sandbox image the backends run.
+
+    Raises:
+        InputError: `reference` is not an image reference.
+        SandboxUnavailableError: no engine, or the registry does not give the image.
+    """
+    repository, version = split_reference(reference)
+    client = connect()
+    try:
+        image = client.images.pull(repository, tag=version)
+        name, _, label = tag.rpartition(":")
+        image.tag(name, label)
+    except docker.errors.APIError as exc:
+        raise SandboxUnavailableError(f"cannot pull {reference}: {exc.explanation or exc}") from None
+    finally:
+        client.close()
+    return tag
+
+
+def split_reference(reference: str) -> tuple[str, str]:
+    """REGISTRY/REPO[:TAG] as (REGISTRY/REPO, TAG), TAG defaulting to latest."""
+    if not _REFERENCE.fullmatch(reference) or "@" in reference:
+        raise InputError(f"--registry {reference!r} is not an image reference: give one such as "
+                         "registry.example:5000/team/codebench-sandbox:v1")
+    repository, colon, version = reference.rpartition(":")
+    if not colon or "/" in version:  # no tag (a colon, if any, was the registry's port)
+        return reference, "latest"
+    return repository, version
 
 
 def doctor(tag: str = IMAGE) -> list[tuple[str, bool, str]]:

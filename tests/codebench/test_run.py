@@ -112,10 +112,12 @@ def _stored_executions(out: Path) -> int:
         return 0  # not created yet
 
 
-@pytest.mark.parametrize("mode", ["code", "both"])
-def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path: Path, mode: str) -> None:
+@pytest.mark.parametrize(("mode", "executor"), [("code", "local"), ("both", "local"), ("code", "ray")])
+def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run(tmp_path: Path, mode: str, executor: str) -> None:
+    """Also when the killed driver ran its sandbox on a Ray instance it had started (gone with it)."""
     args = ["--model", "mixed", "--mode", mode, "--puzzles", "hanoi,waterjug,river", "--levels", "1-3",
-            "--instances-per-level", "2", "--samples", "3", "--cpu", "1", "--max-connections", "2"]
+            "--instances-per-level", "2", "--samples", "3", "--cpu", "1", "--max-connections", "2", "--executor", executor,
+            "--workers", "2"]
     with start_mock_server(latency_s=0.4, seed=1) as server:
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}

@@ -47,6 +47,8 @@ def test_config_file_values_are_overridden_by_flags(tmp_path: Path, capsys: pyte
         (["--workers", "5000"], "run option workers=5000: input should be less than or equal to 1024"),
         (["--max-connections", "0"], "run option max_connections=0: input should be greater than or equal to 1"),
         (["--backend", "nope"], "--backend 'nope': choose one of docker, local, unsafe-local"),
+        (["--executor", "cluster"], "--executor 'cluster': choose one of local, ray"),
+        (["--ray-address", "auto"], "--ray-address needs --executor ray"),
         (["--temperature", "9"], "run option temperature=9.0: input should be less than or equal to 2"),
         (["--seeds", "1"], "No such option: --seeds"),
         (["--config", "/dev/zero"], "/dev/zero is larger than 256 MiB"),

@@ -29,3 +29,14 @@ def test_doctor_without_an_engine(capsys: pytest.CaptureFixture[str], monkeypatc
     code, out, err = run_cli(capsys, "sandbox", "doctor")
     assert code == 3 and err == "" and " ".join(out.split()).startswith("FAIL engine: no Docker engine at " + NO_ENGINE)
     assert "sudo scripts/ensure-docker" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("registry", ["", "team/UPPER", "a b", "registry.example:5000/x@sha256:" + "0" * 64])
+def test_a_registry_that_is_not_an_image_reference(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                                   registry: str) -> None:
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)  # refused before anything is built
+    refused(capsys, "sandbox", "build", "--registry", registry, contains=f"--registry {registry!r} is not an image reference")
+
+
+def test_a_ray_address_nothing_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "sandbox", "build", "--ray-address", "127.0.0.1:9", code=3, contains="cannot reach the Ray cluster at 127.0.0.1:9")
