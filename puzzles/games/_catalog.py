@@ -1,0 +1,30 @@
+"""The explicit list of games: adding one is a module, one line here and one test file."""
+
+from __future__ import annotations
+
+from .._errors import UnknownPuzzleError
+from .._protocol import clip
+from ._protocol import Game
+from .cardnim import CardNim
+
+GAMES: tuple[Game, ...] = (CardNim(),)  # PuzzlePlex's order as they are added
+
+_BY_NAME = {game.name: game for game in GAMES}
+if len(_BY_NAME) != len(GAMES):
+    raise RuntimeError("two games share a name")
+
+
+def game_names() -> list[str]:
+    return [game.name for game in GAMES]
+
+
+def get_game(name: str) -> Game:
+    """The game called `name`.
+
+    Raises:
+        UnknownPuzzleError: no such game (the message lists the known ones).
+    """
+    try:
+        return _BY_NAME[name]
+    except (KeyError, TypeError):
+        raise UnknownPuzzleError(f"unknown game {clip(name)}; known: {', '.join(game_names())}") from None

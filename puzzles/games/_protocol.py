@@ -1,0 +1,258 @@
+"""The game protocol (`kind = "interactive"`), beside the single-answer puzzles: PuzzlePlex's games as pure state
+machines over JSON-compatible state.
+
+A `Game` draws a `Setup` for (level, seed) from its own seeded RNG; players see only `observe(state, player)`, a fresh
+copy holding what that player may see; `legal` judges any JSON value as a move and never raises (a precise issue
+code); `apply` returns a new state; randomness during play (Superply's hints) comes from `env_rng(state)`, derived
+from the setup's seed and the turn, which no player can touch. `play` runs a whole game between strategies and returns
+its record: seed, seats, moves, a digest of every observation given, the outcome. The failure rule is PuzzlePlex's:
+an illegal move ends the game, and the player who made it loses (two players) or scores 0 (one player).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .._errors import ConfigError
+from .._json import dumps_canonical
+from .._protocol import MAX_SEED, IssueCode, Verdict, clip, is_int, json_shape_problem, reject
+
+JSON = Any
+State = dict[str, JSON]  # the whole truth of a game in progress: never shown to a player as it is
+MAX_TURNS = 100_000  # a game that has not ended by then is a bug in its engine, not a long game
+WIN, DRAW, LOSS = "win", "draw", "loss"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A game's starting point with its provenance, as `Record` is for the single-answer puzzles."""
+
+    id: str
+    game: str
+    level: int
+    seed: int
+    params: dict[str, JSON]
+    state: State
+    meta: dict[str, JSON] = field(default_factory=dict)  # `complexity` (λ) and what is known of the optimum
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"id": self.id, "game": self.game, "level": self.level, "seed": self.seed, "params": self.params,
+                "state": self.state, "meta": self.meta}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the raw score per seat, and for two-player games win, draw or loss per seat."""
+
+    scores: tuple[float, ...]
+    results: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"scores": list(self.scores), "results": list(self.results) if self.results is not None else None}
+
+
+Strategy = Callable[["Game", JSON, int, random.Random], JSON]  # (game, observation, seat, its own rng) -> move
+
+
+class Game(ABC):
+    """One PuzzlePlex game. Subclasses define the parameters of each level and the rules over their state."""
+
+    kind: ClassVar[str] = "interactive"
+    name: ClassVar[str]
+    title: ClassVar[str]
+    version: ClassVar[int] = 1
+    players: ClassVar[int]  # 1 or 2; seat 0 moves first
+    levels: ClassVar[Mapping[int, Mapping[str, object]]]  # 1 = PuzzlePlex's easy, 2 = normal, 3+ harder
+    higher_is_better: ClassVar[bool] = True  # single-player score direction (ExclusivityProbes counts probes)
+    move_schema: ClassVar[dict[str, JSON]]
+
+    # -- setup ----------------------------------------------------------------------------------------------------
+    def setup(self, level: int, seed: int) -> Setup:
+        """The game for (level, seed): same inputs, same bytes, in any process and under any PYTHONHASHSEED.
+
+        Raises:
+            ConfigError: an unknown level or a seed outside 0..2^64 − 1.
+        """
+        if not is_int(level) or level not in self.levels:
+            raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+        if not is_int(seed) or not 0 <= seed <= MAX_SEED:
+            raise ConfigError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
+        rng = random.Random(f"{self.name}|L{level}|{seed}")
+        params = {key: rng.randint(*band) if isinstance(band, tuple) else band for key, band in sorted(self.levels[level].items())}
+        state, meta = self._initial(params, rng)
+        state = {**state, "turn": 0, "over": False, "env": f"{self.name}|L{level}|{seed}"}
+        return Setup(f"{self.name}/L{level}/s{seed}", self.name, level, seed, params, state, {"version": self.version, **meta})
+
+    @abstractmethod
+    def _initial(self, params: dict[str, JSON], rng: random.Random) -> tuple[State, dict[str, JSON]]:
+        """The starting state (with `to_move`) and meta (`complexity`), drawn from `rng` only."""
+
+    # -- what a player sees and may do ----------------------------------------------------------------------------
+    def observe(self, state: State, player: int) -> JSON:
+        """What `player` may see now: a fresh copy, never the state itself, never a hidden field."""
+        return copy.deepcopy(self._observe(state, player))
+
+    @abstractmethod
+    def _observe(self, state: State, player: int) -> JSON:
+        """The player's view (it may share objects with `state`: `observe` copies it)."""
+
+    def legal(self, state: State, player: int, move: JSON) -> Verdict:
+        """Judge any JSON value as `player`'s move now. Never raises."""
+        problem = json_shape_problem(move)
+        if problem is not None:
+            return reject(IssueCode.MALFORMED, f"move {problem}")
+        if state.get("over"):
+            return reject(IssueCode.ILLEGAL_MOVE, "the game is over")
+        if self.to_move(state) != player:
+            return reject(IssueCode.ILLEGAL_MOVE, f"it is not player {player}'s turn")
+        return self._legal(state, player, move)
+
+    @abstractmethod
+    def _legal(self, state: State, player: int, move: JSON) -> Verdict:
+        """Judge a move of the player to move in a game not over, no deeper than MAX_DEPTH. Never raises."""
+
+    def apply(self, state: State, player: int, move: JSON) -> State:
+        """The state after `player`'s legal move (a new object; `state` is left as it was).
+
+        Raises:
+            ValueError: the move is not legal (`legal` says why).
+        """
+        verdict = self.legal(state, player, move)
+        if not verdict.ok:
+            raise ValueError(f"illegal move {clip(move)}: {verdict.issues[0].message}")
+        after = self._apply(copy.deepcopy(state), player, move)
+        after["turn"] = state["turn"] + 1
+        after["over"] = self._is_over(after)
+        return after
+
+    @abstractmethod
+    def _apply(self, state: State, player: int, move: JSON) -> State:
+        """Apply a legal move to `state` (a copy the method may change) and return it."""
+
+    def to_move(self, state: State) -> int | None:
+        """The seat to move, or None once the game is over."""
+        return None if state.get("over") else int(state["to_move"])
+
+    def is_over(self, state: State) -> bool:
+        return bool(state.get("over"))
+
+    @abstractmethod
+    def _is_over(self, state: State) -> bool:
+        """Whether the game has ended (by its own rules) in this state."""
+
+    @abstractmethod
+    def outcome(self, state: State) -> Outcome:
+        """The outcome of a finished game (by its rules; a failed move is `play`'s to score)."""
+
+    def env_rng(self, state: State) -> random.Random:
+        """The environment's randomness at this turn: from the setup's seed and the turn only, never a player's."""
+        return random.Random(f"{state['env']}|turn{state['turn']}")
+
+    def render(self, state: State) -> str:
+        """Text for `codebench puzzles play/show`; games override with boards."""
+        return dumps_canonical({k: v for k, v in state.items() if k != "env"})
+
+    def render_png(self, state: State) -> bytes | None:
+        """The board as a PNG image, for games that have one (the M variants show it to the players); else None."""
+        return None
+
+    # -- strategies ------------------------------------------------------------------------------------------------
+    @property
+    def strategies(self) -> dict[str, Strategy]:
+        """Built-in players by name: `ref` (the reference strategy) and `random` (a uniformly random legal move)."""
+        return {"ref": self.reference_move, "random": self.random_move}
+
+    @abstractmethod
+    def reference_move(self, game: Game, observation: JSON, player: int, rng: random.Random) -> JSON:
+        """The reference strategy's move, from the observation alone."""
+
+    def random_move(self, game: Game, observation: JSON, player: int, rng: random.Random) -> JSON:
+        """A uniformly random legal move, from the observation alone."""
+        moves = self.legal_moves(observation, player)
+        return rng.choice(moves) if moves else None
+
+    @abstractmethod
+    def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
+        """Every legal move the observation allows (empty: none; any move then loses)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One whole game: enough to replay it and to audit what each player was shown."""
+
+    setup: Setup
+    seats: tuple[str, ...]
+    moves: tuple[dict[str, JSON], ...]  # {"player", "move", "observation": digest, "ok", "issue"}
+    final: State
+    outcome: Outcome
+    failed: int | None  # the seat whose move was illegal, if one was
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"id": self.setup.id, "game": self.setup.game, "level": self.setup.level, "seed": self.setup.seed,
+                "seats": list(self.seats), "moves": list(self.moves), "final": {k: v for k, v in self.final.items() if k != "env"},
+                "outcome": self.outcome.to_json(), "failed": self.failed}
+
+
+def digest(value: JSON) -> str:
+    return hashlib.sha256(dumps_canonical(value).encode()).hexdigest()[:16]
+
+
+def play(game: Game, setup: Setup, seats: Sequence[tuple[str, Strategy]]) -> GameRecord:
+    """Play `setup` to the end: each seat's strategy sees only its observation and has its own RNG.
+
+    Raises:
+        ConfigError: the number of seats is not the game's number of players.
+    """
+    if len(seats) != game.players:
+        raise ConfigError(f"{game.name} is a {game.players}-player game: give {game.players} player(s), not {len(seats)}")
+    rngs = [random.Random(f"{setup.id}|seat{index}|{name}") for index, (name, _) in enumerate(seats)]
+    state, moves, failed = setup.state, [], None
+    for _ in range(MAX_TURNS):
+        player = game.to_move(state)
+        if player is None:
+            break
+        observation = game.observe(state, player)
+        move = _portable(seats[player][1](game, observation, player, rngs[player]))
+        verdict = game.legal(state, player, move)
+        moves.append({"player": player, "move": move, "observation": digest(observation), "ok": verdict.ok,
+                      "issue": verdict.issues[0].to_json() if verdict.issues else None})
+        if not verdict.ok:
+            failed = player
+            break
+        state = game.apply(state, player, move)
+    else:
+        raise RuntimeError(f"{game.name}: no end after {MAX_TURNS} turns (an engine bug)")
+    return GameRecord(setup, tuple(name for name, _ in seats), tuple(moves), state, failed_outcome(game, state, failed), failed)
+
+
+def failed_outcome(game: Game, state: State, failed: int | None) -> Outcome:
+    """The game's own outcome, or PuzzlePlex's failure rule: the failing seat loses, or scores 0 alone."""
+    if failed is None:
+        return game.outcome(state)
+    if game.players == 1:
+        return Outcome((0.0,))
+    return Outcome(tuple(0.0 if seat == failed else 1.0 for seat in range(2)),
+                   tuple(LOSS if seat == failed else WIN for seat in range(2)))
+
+
+def two_player_outcome(winner: int | None) -> Outcome:
+    """Scores 1/0 (½ each for a draw) and win/draw/loss for a two-player game's winner (None: a draw)."""
+    if winner is None:
+        return Outcome((0.5, 0.5), (DRAW, DRAW))
+    return Outcome(tuple(1.0 if seat == winner else 0.0 for seat in range(2)),
+                   tuple(WIN if seat == winner else LOSS for seat in range(2)))
+
+
+def _portable(move: JSON) -> JSON:
+    """The move as JSON carries it (tuples become lists); a value JSON cannot carry stays as it is, for `legal` to refuse."""
+    try:
+        return json.loads(json.dumps(move))
+    except (TypeError, ValueError, RecursionError):
+        return move
