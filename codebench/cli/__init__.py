@@ -18,6 +18,7 @@ from puzzles import PuzzleError
 from ..errors import EXIT_USAGE, CodebenchError
 from . import _interrupt
 from ._check import check
+from ._games import play
 from ._mock import mock_server_command
 from ._puzzles import puzzles_app
 from ._run import compare, demo, report, run
@@ -29,6 +30,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+puzzles_app.command()(play)
 app.add_typer(puzzles_app, name="puzzles")
 app.add_typer(sandbox_app, name="sandbox")
 app.command()(check)

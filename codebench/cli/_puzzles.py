@@ -25,11 +25,13 @@ from puzzles import (
     with_repeated_keys,
 )
 from puzzles.dimacs import dimacs_record
+from puzzles.games import GAMES, game_names, get_game
 
 from ..errors import InputError
 from ..records import open_output, read_lines, read_records, read_text, write_records
 from ..run.spec import MAX_COUNT
 from ..selftest import SelftestRow, run_selftest
+from ._games import show_game
 from ._interrupt import Stopping
 from ._params import parse_params
 
@@ -47,17 +49,23 @@ def _band_text(band: dict[str, object]) -> str:
 
 @puzzles_app.command("list")
 def list_puzzles(as_json: JsonOption = False) -> None:
-    """List the puzzle families and their levels."""
+    """List the puzzle families and the games, with their levels."""
     if as_json:
         rows = [{"name": p.name, "title": p.title, "kind": p.kind, "version": p.version,
+                 **({"players": p.players} if p.kind == "interactive" else {}),
                  "levels": {str(k): {f: list(v) if isinstance(v, tuple) else v for f, v in band.items()}
-                            for k, band in p.levels.items()}} for p in PUZZLES]
+                            for k, band in p.levels.items()}} for p in (*PUZZLES, *GAMES)]
         console.print_json(json.dumps(rows))
         return
     table = Table("name", "title", *(f"L{level}" for level in range(1, 7)), title="puzzle families")
     for p in PUZZLES:
         table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) for level in range(1, 7)))
     console.print(table)
+    games = Table("name", "title", "players", *(f"L{level}" for level in range(1, 4)), title="games (codebench puzzles play)")
+    for g in GAMES:
+        games.add_row(g.name, g.title, str(g.players), *(_band_text(dict(g.levels[level])) if level in g.levels else "—"
+                                                         for level in range(1, 4)))
+    console.print(games)
 
 
 @puzzles_app.command()
@@ -178,7 +186,10 @@ def show(
     seed: Annotated[int, typer.Option("--seed", "-s")] = 0,
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE, as for generate.")] = None,
 ) -> None:
-    """Render one instance for a human: board, grid, equation or cube net."""
+    """Render one instance for a human: board, grid, equation or cube net (for a game: its starting position)."""
+    if name in game_names():
+        show_game(get_game(name), level, seed)
+        return
     puzzle = get_puzzle(name)
     if level is None and not param:
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")

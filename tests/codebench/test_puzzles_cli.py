@@ -13,8 +13,10 @@ from .cli import run_cli
 def test_list_json_names_every_family(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "puzzles", "list", "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 9
+    assert code == 0 and [row["kind"] == "interactive" for row in rows].count(False) == 9
     assert rows[0]["name"] == "hanoi" and rows[0]["levels"]["3"] == {"n": [5, 6]}
+    cardnim = next(row for row in rows if row["name"] == "cardnim")
+    assert cardnim["players"] == 2 and cardnim["levels"]["1"] == {"stones": [20, 40]}
 
 
 def test_generate_solve_validate_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

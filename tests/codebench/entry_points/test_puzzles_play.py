@@ -1,0 +1,54 @@
+"""`codebench puzzles play` (and `show` for a game): a whole game between built-in strategies, printed or as its JSON
+record (seed, seats, moves with observation digests, outcome), the same bytes every time; bad input refused in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..cli import run_cli
+from .refusal import refused
+
+
+def test_a_game_is_printed_move_by_move_with_its_outcome(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--level", "1", "--seed", "3", "--players", "ref,random")
+    assert code == 0 and out.startswith("cardnim/L1/s3  CardNim") and "player 0 (ref): {\"card\":" in out
+    assert out.rstrip().splitlines()[-1] == "outcome: scores [1.0, 0.0]  player 0 (ref) win, player 1 (random) loss"
+
+
+def test_the_json_record_is_whole_and_the_same_every_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--seed", "5", "--players", "random,ref", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["seats"] == ["random", "ref"] and record["seed"] == 5 and record["failed"] is None
+    assert all(len(move["observation"]) == 16 and move["ok"] for move in record["moves"])
+    assert set(record["outcome"]) == {"scores", "results"} and "env" not in record["final"]
+    target = tmp_path / "game.json"
+    assert run_cli(capsys, "puzzles", "play", "cardnim", "--seed", "5", "--players", "random,ref", "-o", str(target))[0] == 0
+    assert json.loads(target.read_text()) == record
+
+
+def test_show_renders_a_games_starting_position(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "puzzles", "show", "cardnim", "--level", "2", "--seed", "0")
+    assert code == 0 and out.startswith("cardnim/L2/s0  CardNim") and "to move: player 0" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["chess"], "unknown game 'chess'; known: "),
+    (["cardnim", "--level", "9"], "cardnim: level 9 does not exist; levels are 1-3"),
+    (["cardnim", "--seed", "-1"], "seed -1: expected an integer 0..2^64-1"),
+    (["cardnim", "--players", "ref"], "--players 'ref': cardnim has 2 seat(s); give 2 of ref, random"),
+    (["cardnim", "--players", "ref,stockfish"], "unknown strategy 'stockfish'; choose from ref, random"),
+    (["cardnim", "--players", "ref,"], "--players 'ref,': cardnim has 2 seat(s)"),
+])
+def test_bad_input_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    refused(capsys, "puzzles", "play", *argv, contains=message)
+
+
+def test_an_output_that_is_a_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "puzzles", "play", "cardnim", "-o", str(tmp_path), contains=str(tmp_path), inputs=(tmp_path,))
+
+
+def test_show_of_a_game_needs_a_level(capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "puzzles", "show", "cardnim", contains="give --level L (1-3) for the game cardnim")
