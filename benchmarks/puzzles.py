@@ -1,7 +1,9 @@
-"""Puzzle library speed: L6 generation and solve time per family, and validator throughput.
+"""Puzzle library speed: L6 generation and solve time per family, validator throughput, and the games' engines.
 
 Bars (issue 2): every L6 instance generated in ≤ 5 s and solved in ≤ 2 s; Hanoi n=20
-(1,048,575 moves) validated at ≥ 1 M moves/s. Run: `.venv/bin/python benchmarks/puzzles.py [--seeds N]`.
+(1,048,575 moves) validated at ≥ 1 M moves/s. Issue 12: random-vs-random games, every level, at ≥ 1,000 moves/s
+on the slowest game (the engine, observations and legality checks included: the state machines must not be the
+bottleneck). Run: `.venv/bin/python benchmarks/puzzles.py [--seeds N]`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # this file's folder would shadow the `puzzles` package
 
 from puzzles import PUZZLES, get_puzzle  # noqa: E402
+from puzzles.games import GAMES, Game, play  # noqa: E402
 
-GENERATE_BAR_S, SOLVE_BAR_S, HANOI_BAR_MOVES_PER_S = 5.0, 2.0, 1_000_000
+GENERATE_BAR_S, SOLVE_BAR_S, HANOI_BAR_MOVES_PER_S, GAME_BAR_MOVES_PER_S = 5.0, 2.0, 1_000_000, 1_000
 
 
 def timed(call: Any, *args: Any) -> tuple[Any, float]:
@@ -40,6 +43,18 @@ def bench_family(name: str, seeds: int) -> tuple[float, float, float, float]:
     return worst_generate, worst_solve, seeds / validate_total, validate_total / seeds
 
 
+def bench_game(game: Game, seeds: int) -> tuple[float, float]:
+    """Random-vs-random games per second and moves per second, over every level × `seeds` seeds (setup included)."""
+    games = moves = 0
+    start = time.perf_counter()
+    for level in game.levels:
+        for seed in range(seeds):
+            record = play(game, game.setup(level, seed), [("random", game.random_move)] * game.players)
+            games, moves = games + 1, moves + len(record.moves)
+    seconds = time.perf_counter() - start
+    return games / seconds, moves / seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=10, help="L6 seeds per family (default 10)")
@@ -60,6 +75,12 @@ def main() -> None:
           f"({rate / HANOI_BAR_MOVES_PER_S:.2f}x the 1 M moves/s bar), ok={verdict.ok}")
     if rate < HANOI_BAR_MOVES_PER_S or not verdict.ok:
         failures.append(f"hanoi n=20 validation {rate:,.0f} moves/s under the bar")
+    print(f"\n{'game':<24} {'games/s':>9} {'moves/s':>10}   (random vs random, every level)")
+    for game in GAMES:
+        games_per_s, moves_per_s = bench_game(game, args.seeds)
+        print(f"{game.name:<24} {games_per_s:>9.1f} {moves_per_s:>10,.0f}")
+        if moves_per_s < GAME_BAR_MOVES_PER_S:
+            failures.append(f"{game.name}: {moves_per_s:,.0f} moves/s under the {GAME_BAR_MOVES_PER_S:,} bar")
     print("\n" + ("\n".join(failures) if failures else "all bars met"))
     raise SystemExit(1 if failures else 0)
 
