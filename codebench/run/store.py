@@ -110,6 +110,10 @@ class StoredPlan:
     samples: tuple[PlannedSample, ...]
     instances: dict[str, tuple[str, ...]]  # puzzle -> instance ids, in plan order
 
+    def judged_on(self, planned: PlannedSample) -> tuple[str, ...]:
+        """The instances a planned sample is judged on: its own (instruction mode), else every one of its puzzle."""
+        return (planned.instance_id,) if planned.instance_id else self.instances.get(planned.puzzle, ())
+
 
 class Store:
     """One run database; thread-safe. `Store(path)` opens it to write, `Store.for_reading(path)` to read only."""
@@ -306,8 +310,7 @@ class Store:
             if stored is None:
                 continue  # not requested yet (the run was interrupted)
             _, read_status, read_detail, program = stored
-            covered = (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ())
-            for instance_id in covered:
+            for instance_id in plan.judged_on(planned):
                 _, level, lam, meta = instances[instance_id]
                 instance_meta = json.loads(meta)
                 progress = first_illegal = None
@@ -358,7 +361,7 @@ class Store:
                     continue  # not requested yet (the run was interrupted)
                 reading = sample.reading
                 judged = []
-                for instance_id in (planned.instance_id,) if planned.instance_id else plan.instances.get(planned.puzzle, ()):
+                for instance_id in plan.judged_on(planned):
                     level, version = instances[instance_id]
                     if reading.status is not None:
                         judged.append(Judgement(instance_id, level, str(reading.status), reading.detail, None))
