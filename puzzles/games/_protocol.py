@@ -6,7 +6,8 @@ copy holding what that player may see; `legal` judges any JSON value as a move a
 code); `apply` returns a new state; randomness during play (Superply's hints) comes from `env_rng(state)`, derived
 from the setup's seed and the turn, which no player can touch. `play` runs a whole game between strategies and returns
 its record: seed, seats, moves, a digest of every observation given, the outcome. The failure rule is PuzzlePlex's:
-an illegal move ends the game, and the player who made it loses (two players) or scores 0 (one player).
+an illegal move ends the game, and the player who made it loses (two players) or gets the game's worst score (one
+player: 0, or for ExclusivityProbes, where fewer probes are better, more probes than any finished game can count).
 """
 
 from __future__ import annotations
@@ -151,6 +152,10 @@ class Game(ABC):
     def outcome(self, state: State) -> Outcome:
         """The outcome of a finished game (by its rules; a failed move is `play`'s to score)."""
 
+    def failure_score(self, state: State) -> float:
+        """A one-player game's score when its player made an illegal move: the worst there is (0 where higher is better)."""
+        return 0.0
+
     def env_rng(self, state: State) -> random.Random:
         """The environment's randomness at this turn: from the setup's seed and the turn only, never a player's."""
         return random.Random(f"{state['env']}|turn{state['turn']}")
@@ -233,11 +238,11 @@ def play(game: Game, setup: Setup, seats: Sequence[tuple[str, Strategy]]) -> Gam
 
 
 def failed_outcome(game: Game, state: State, failed: int | None) -> Outcome:
-    """The game's own outcome, or PuzzlePlex's failure rule: the failing seat loses, or scores 0 alone."""
+    """The game's own outcome, or PuzzlePlex's failure rule: the failing seat loses, or alone gets the worst score."""
     if failed is None:
         return game.outcome(state)
     if game.players == 1:
-        return Outcome((0.0,))
+        return Outcome((game.failure_score(state),))
     return Outcome(tuple(0.0 if seat == failed else 1.0 for seat in range(2)),
                    tuple(LOSS if seat == failed else WIN for seat in range(2)))
 
