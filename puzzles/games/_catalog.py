@@ -6,8 +6,11 @@ from .._errors import UnknownPuzzleError
 from .._protocol import clip
 from ._protocol import Game
 from .cardnim import CardNim
+from .tidytower import TidyTower
 
-GAMES: tuple[Game, ...] = (CardNim(),)  # PuzzlePlex's order as they are added
+GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
+    TidyTower(), CardNim(),
+)
 
 _BY_NAME = {game.name: game for game in GAMES}
 if len(_BY_NAME) != len(GAMES):
