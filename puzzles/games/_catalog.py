@@ -6,10 +6,11 @@ from .._errors import UnknownPuzzleError
 from .._protocol import clip
 from ._protocol import Game
 from .cardnim import CardNim
+from .optimaltouring import OptimalTouring
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
-    TidyTower(), CardNim(),
+    TidyTower(), OptimalTouring(), CardNim(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
