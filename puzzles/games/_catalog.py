@@ -6,11 +6,12 @@ from .._errors import UnknownPuzzleError
 from .._protocol import clip
 from ._protocol import Game
 from .cardnim import CardNim
+from .countcocktails import CountMaximalCocktails
 from .optimaltouring import OptimalTouring
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
-    TidyTower(), OptimalTouring(), CardNim(),
+    TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
