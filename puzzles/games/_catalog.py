@@ -8,10 +8,12 @@ from ._protocol import Game
 from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
 from .optimaltouring import OptimalTouring
+from .sudokill import SudoKill, SudoKillM
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
+    SudoKill(), SudoKillM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
