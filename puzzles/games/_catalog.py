@@ -7,13 +7,14 @@ from .._protocol import clip
 from ._protocol import Game
 from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
+from .maxcocktails import MaxMaximalCocktails
 from .optimaltouring import OptimalTouring
 from .sudokill import SudoKill, SudoKillM
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
-    SudoKill(), SudoKillM(),
+    SudoKill(), MaxMaximalCocktails(), SudoKillM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
