@@ -7,6 +7,7 @@ from .._protocol import clip
 from ._protocol import Game
 from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
+from .exclusivityparticles import ExclusivityParticles
 from .maxcocktails import MaxMaximalCocktails
 from .optimaltouring import OptimalTouring
 from .sudokill import SudoKill, SudoKillM
@@ -14,7 +15,7 @@ from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
-    SudoKill(), MaxMaximalCocktails(), SudoKillM(),
+    SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
