@@ -10,12 +10,14 @@ from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
 from .maxcocktails import MaxMaximalCocktails
 from .optimaltouring import OptimalTouring
+from .rubyrisks import RubyRisks
 from .sudokill import SudoKill, SudoKillM
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
+    RubyRisks(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
