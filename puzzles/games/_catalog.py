@@ -8,6 +8,7 @@ from ._protocol import Game
 from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
+from .exclusivityprobes import ExclusivityProbes
 from .maxcocktails import MaxMaximalCocktails
 from .optimaltouring import OptimalTouring
 from .rubyrisks import RubyRisks
@@ -17,7 +18,7 @@ from .tidytower import TidyTower
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
-    RubyRisks(),
+    RubyRisks(), ExclusivityProbes(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
