@@ -10,6 +10,7 @@ from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
 from .exclusivityprobes import ExclusivityProbes
 from .maxcocktails import MaxMaximalCocktails
+from .maxtarget import MaxTarget
 from .optimaltouring import OptimalTouring
 from .rubyrisks import RubyRisks
 from .sudokill import SudoKill, SudoKillM
@@ -18,7 +19,7 @@ from .tidytower import TidyTower
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
-    RubyRisks(), ExclusivityProbes(),
+    RubyRisks(), ExclusivityProbes(), MaxTarget(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
