@@ -14,12 +14,14 @@ from .maxtarget import MaxTarget
 from .optimaltouring import OptimalTouring
 from .rubyrisks import RubyRisks
 from .sudokill import SudoKill, SudoKillM
+from .superply import Superply, SuperplyM
 from .tidytower import TidyTower
 
 GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
-    RubyRisks(), ExclusivityProbes(), MaxTarget(),
+    RubyRisks(), ExclusivityProbes(), MaxTarget(), Superply(),
+    SuperplyM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
