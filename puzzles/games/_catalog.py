@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._errors import UnknownPuzzleError
 from .._protocol import clip
 from ._protocol import Game
+from .beatorbomb import BeatOrBombSto
 from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
@@ -21,7 +22,7 @@ GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
     RubyRisks(), ExclusivityProbes(), MaxTarget(), Superply(),
-    SuperplyM(),
+    BeatOrBombSto(), SuperplyM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
