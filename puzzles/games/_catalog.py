@@ -10,6 +10,7 @@ from .cardnim import CardNim
 from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
 from .exclusivityprobes import ExclusivityProbes
+from .largertarget import LargerTarget
 from .maxcocktails import MaxMaximalCocktails
 from .maxtarget import MaxTarget
 from .optimaltouring import OptimalTouring
@@ -22,7 +23,7 @@ GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     TidyTower(), OptimalTouring(), CountMaximalCocktails(), CardNim(),
     SudoKill(), MaxMaximalCocktails(), ExclusivityParticles(), SudoKillM(),
     RubyRisks(), ExclusivityProbes(), MaxTarget(), Superply(),
-    BeatOrBombSto(), SuperplyM(),
+    BeatOrBombSto(), LargerTarget(), SuperplyM(),
 )
 
 _BY_NAME = {game.name: game for game in GAMES}
