@@ -65,6 +65,9 @@ def show_game(game: Game, level: int | None, seed: int) -> None:
 def _print_setup(game: Game, setup: Setup) -> None:
     console.print(f"[bold]{escape(setup.id)}[/]  {game.title}  params {escape(json.dumps(setup.params))}", highlight=False)
     console.print(f"complexity {json.dumps(setup.meta.get('complexity'))}", highlight=False, markup=False)
+    known = {key: value for key, value in setup.meta.items() if key not in ("version", "complexity")}
+    if known:  # the absolute references: a proven optimum or bound, the clairvoyant score, the game's value
+        console.print(f"known {json.dumps(known)}", highlight=False, markup=False)
     console.print(game.render(setup.state), highlight=False, markup=False)
 
 

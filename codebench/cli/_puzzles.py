@@ -61,10 +61,14 @@ def list_puzzles(as_json: JsonOption = False) -> None:
     for p in PUZZLES:
         table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) for level in range(1, 7)))
     console.print(table)
-    games = Table("name", "title", "players", *(f"L{level}" for level in range(1, 4)), title="games (codebench puzzles play)")
+    levels = range(1, max(max(g.levels) for g in GAMES) + 1)
+    games = Table(title="games (codebench puzzles play)")
+    games.add_column("name", no_wrap=True)  # what a user types: never cut
+    games.add_column("players")
+    for level in levels:
+        games.add_column(f"L{level}", overflow="fold")
     for g in GAMES:
-        games.add_row(g.name, g.title, str(g.players), *(_band_text(dict(g.levels[level])) if level in g.levels else "—"
-                                                         for level in range(1, 4)))
+        games.add_row(g.name, str(g.players), *(_band_text(dict(g.levels[level])) if level in g.levels else "—" for level in levels))
     console.print(games)
 
 

@@ -34,6 +34,20 @@ def test_show_renders_a_games_starting_position(capsys: pytest.CaptureFixture[st
     assert code == 0 and out.startswith("cardnim/L2/s0  CardNim") and "to move: player 0" in out
 
 
+def test_show_gives_the_absolute_references_the_setup_knows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "puzzles", "show", "optimaltouring", "--level", "1", "--seed", "0")
+    known = json.loads(out.splitlines()[2].removeprefix("known "))
+    assert code == 0 and known["optimum"] == known["best_known"] == known["upper_bound"] > 0
+
+
+@pytest.mark.parametrize("name", ["sudokillm", "superplym", "beatorbombsto", "exclusivityprobes"])
+def test_every_kind_of_game_plays_from_the_command_line(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    players = "ref" if name == "exclusivityprobes" else "ref,random"
+    code, out, _ = run_cli(capsys, "puzzles", "play", name, "--level", "1", "--seed", "2", "--players", players, "--json")
+    record = json.loads(out)
+    assert code == 0 and record["failed"] is None and "image" not in json.dumps(record["final"])
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["chess"], "unknown game 'chess'; known: "),
     (["cardnim", "--level", "9"], "cardnim: level 9 does not exist; levels are 1-3"),
