@@ -139,6 +139,12 @@ class SudoKill(Game):
         rows.append(f"winner: player {state['winner']}" if state["winner"] is not None else f"to move: player {state['to_move']}")
         return "\n".join(rows)
 
+    def render_png(self, state: State) -> bytes:
+        """PuzzlePlex's picture of the grid: black digits in a ruled square, empty cells blank."""
+        grid = state["grid"]
+        bands = [_band(len(grid), r, tuple(row)) for r, row in enumerate(grid)]
+        return palette_png(_BOARD_PX, _BOARD_PX, 1, ((255, 255, 255), (0, 0, 0)), bands)
+
 
 class SudoKillM(SudoKill):
     """SudoKill with the board also shown as a PNG image (base64, under "image") in every observation."""
@@ -148,12 +154,6 @@ class SudoKillM(SudoKill):
 
     def _observe(self, state: State, player: int) -> JSON:
         return {**super()._observe(state, player), "image": base64.b64encode(self.render_png(state)).decode("ascii")}
-
-    def render_png(self, state: State) -> bytes:
-        """PuzzlePlex's picture of the grid: black digits in a ruled square, empty cells blank."""
-        grid = state["grid"]
-        bands = [_band(len(grid), r, tuple(row)) for r, row in enumerate(grid)]
-        return palette_png(_BOARD_PX, _BOARD_PX, 1, ((255, 255, 255), (0, 0, 0)), bands)
 
 
 def _move(cell: int, value: int, size: int) -> JSON:

@@ -151,6 +151,14 @@ class Superply(Game):
         status = f"winner: {who}" if state["winner"] is not None else f"to move: {who}"
         return "\n".join([*rows, f"hint: {state['hint']['text']}", f"errors {state['errors'][0]} / {state['errors'][1]}", status])
 
+    def render_png(self, state: State) -> bytes:
+        """PuzzlePlex's board picture: grid lines, labelled rows and columns, a red or blue disc per claimed cell."""
+        grid = state["grid"]
+        size = len(grid)
+        width = (size + 1) * _CELL + 2 * _MARGIN
+        bands = [_band(size, 0, ()), *(_band(size, r + 1, tuple(line)) for r, line in enumerate(grid)), _band(size, size + 1, ())]
+        return palette_png(width, width, 4, _PALETTE, bands)
+
 
 class SuperplyM(Superply):
     """Superply with the board also shown as a PNG image (base64, under "image") in every observation."""
@@ -160,14 +168,6 @@ class SuperplyM(Superply):
 
     def _observe(self, state: State, player: int) -> JSON:
         return {**super()._observe(state, player), "image": base64.b64encode(self.render_png(state)).decode("ascii")}
-
-    def render_png(self, state: State) -> bytes:
-        """PuzzlePlex's board picture: grid lines, labelled rows and columns, a red or blue disc per claimed cell."""
-        grid = state["grid"]
-        size = len(grid)
-        width = (size + 1) * _CELL + 2 * _MARGIN
-        bands = [_band(size, 0, ()), *(_band(size, r + 1, tuple(line)) for r, line in enumerate(grid)), _band(size, size + 1, ())]
-        return palette_png(width, width, 4, _PALETTE, bands)
 
 
 # -- hints ----------------------------------------------------------------------------------------------------------
