@@ -6,6 +6,7 @@ Parsing and printing only; the games and their strategies live in `puzzles.games
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from puzzles.games import Game, GameRecord, Setup, get_game
+from puzzles.games import GAMES, Game, GameRecord, Setup, get_game
 from puzzles.games import play as play_game
 
 from ..errors import InputError
@@ -30,6 +31,8 @@ def play(
     players: Annotated[str, typer.Option(help="One strategy per seat, comma-separated: ref, random.")] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole game record as JSON.")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the JSON record here.")] = None,
+    png: Annotated[Optional[Path], typer.Option("--png", help="Also write the final board as a PNG image (games with a board "
+                                                "picture: sudokill, superply and their M variants).")] = None,
 ) -> None:
     """Play one game between built-in strategies: the moves, the final state and the outcome."""
     game = get_game(name)
@@ -42,8 +45,12 @@ def play(
         raise InputError(f"--players: unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
     if output is not None:
         check_output(output)
+    if png is not None:
+        _check_png(game, png, output)
     setup = game.setup(level, seed)
     record = play_game(game, setup, [(player, game.strategies[player]) for player in names])
+    if png is not None:
+        _write_png(png, game.render_png(record.final))
     text = json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False)
     if output is not None:
         with open_output(output) as out:
@@ -53,6 +60,32 @@ def play(
         console.print(text, highlight=False, markup=False, soft_wrap=True)
     if output is None and not as_json:
         _print_game(game, record)
+
+
+def _pictured(game: Game) -> bool:
+    """Whether the game draws its board (overrides `render_png`)."""
+    return type(game).render_png is not Game.render_png
+
+
+def _check_png(game: Game, png: Path, output: Path | None) -> None:
+    if not _pictured(game):
+        pictured = ", ".join(g.name for g in GAMES if _pictured(g))
+        raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
+    check_output(png, option="--png")
+    if output is not None and png.absolute() == output.absolute():
+        raise InputError(f"--png {png} is also the -o file: give each its own name")
+
+
+def _write_png(path: Path, image: bytes) -> None:
+    """Write the picture whole: beside the target, then renamed over it."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_bytes(image)
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    status.print(f"board picture written: {path}", highlight=False, markup=False)
 
 
 def show_game(game: Game, level: int | None, seed: int) -> None:

@@ -60,6 +60,21 @@ def test_bad_input_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str
     refused(capsys, "puzzles", "play", *argv, contains=message)
 
 
+@pytest.mark.parametrize("name", ["sudokill", "superplym"])
+def test_png_writes_the_final_board(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    target = tmp_path / "board.png"
+    code, _, err = run_cli(capsys, "puzzles", "play", name, "--seed", "4", "--png", str(target))
+    image = target.read_bytes()
+    assert code == 0 and image.startswith(b"\x89PNG\r\n\x1a\n") and f"board picture written: {target}" in err
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_png_of_a_game_without_a_board_picture_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "puzzles", "play", "cardnim", "--png", str(tmp_path / "b.png"),
+            contains="--png: cardnim has no board picture; games with one: sudokill, sudokillm, superply, superplym")
+    assert not list(tmp_path.iterdir())
+
+
 def test_an_output_that_is_a_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, "puzzles", "play", "cardnim", "-o", str(tmp_path), contains=str(tmp_path), inputs=(tmp_path,))
 
