@@ -47,6 +47,8 @@ class ResultKind(StrEnum):
 
     ANSWER = "answer"
     LOADED = "loaded"
+    READY = "ready"  # a game's player: Strategy(setup) stands
+    ENDED = "ended"  # a game's player: stopped and cleaned up
     NO_CODE = "no_code"
     NOT_JSON = "not_json"
     EXCEPTION = "exception"
@@ -107,6 +109,27 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class GameLimits:
+    """A game's budgets for one sandboxed player: CPU for the whole game (PuzzlePlex's 300 s), CPU and wall time per
+    move (its setup, `Strategy(setup)`, gets one move's); `move_wall_s` defaults to 3 × `move_cpu_s`."""
+
+    game_cpu_s: float = 300.0
+    move_cpu_s: float = 10.0
+    move_wall_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if min(self.game_cpu_s, self.move_cpu_s, self.move_wall_s or 1.0) <= 0 or self.game_cpu_s > 10 * MAX_CPU_S:
+            raise ValueError("game and move budgets must be positive (and a game's CPU at most 10 hours)")
+
+    @property
+    def move_wall_limit_s(self) -> float:
+        return self.move_wall_s if self.move_wall_s is not None else 3 * self.move_cpu_s
+
+    def for_supervisor(self) -> dict[str, float]:
+        return {"game_cpu_s": self.game_cpu_s, "move_cpu_s": self.move_cpu_s, "move_wall_s": self.move_wall_limit_s}
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the supervisor recorded about one child process (the program's import, or one instance).
 
@@ -114,7 +137,7 @@ class Facts:
     record. `infra_error` is set instead when the sandbox itself failed.
     """
 
-    phase: str  # "load" or "run"
+    phase: str  # "load" or "run"; a game's player: "start", "move", "end"
     result: dict[str, Any] = field(default_factory=dict)
     killed: str | None = None  # wall_limit, cpu_limit, output_limit:stdout|stderr, answer_limit
     exit_code: int | None = None
@@ -122,6 +145,7 @@ class Facts:
     oom: bool = False
     cpu_s: float = 0.0
     wall_s: float = 0.0
+    game_cpu_s: float = 0.0  # a game's player: its CPU over the game so far
     peak_mib: float = 0.0
     stdout: str = ""
     stderr: str = ""

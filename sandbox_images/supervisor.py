@@ -7,6 +7,9 @@ a channel no solver process can reach:
   {"op": "hello"}                                                    → {"ready": true, ...}
   {"op": "load", "source": str, "entry": "solve", "limits": {...}}  → compile once, probe-import once
   {"op": "run", "instance": <JSON>}                                  → one fresh forked process per instance
+  {"op": "start", "setup": <JSON>, "game": {...}}                   → a game's player: Strategy(setup) in one child
+  {"op": "act", "observation": <JSON>}                               → the player's next move, under the move's budgets
+  {"op": "end"}                                                      → the game is over: kill the player, clean up
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
 Every solver process is a direct child of this supervisor, forked from its warm interpreter. Before
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import fcntl
 import gc
 import itertools
 import json
@@ -45,6 +49,7 @@ _EXIT = os._exit
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: every child calls prctl before it runs the program
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
+REQUEST_FD = 4  # a player child reads its observations here, one length-prefixed frame each
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
 SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
 MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as ASCII) is smaller; a larger one was forged
@@ -95,8 +100,43 @@ class Capture:
         return (self.head + middle + self.tail).decode("utf-8", "backslashreplace")
 
 
+class Player:
+    """The host-side record of one game's player child: its pipes, output, pending frame bytes and CPU."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, pid: int, fds: dict, request: int, game: dict) -> None:
+        self.pid, self.fds, self.request, self.game = pid, fds, request, game
+        self.pidfd = os.pidfd_open(pid)
+        self.captures = {"stdout": Capture(), "stderr": Capture()}
+        self.result = bytearray()
+        self.closed: set = set()  # streams at end of file
+        self.game_cpu = 0.0
+        self.status: dict | None = None  # set once the child is reaped
+
+    def frame(self) -> bytearray | None:
+        """The first whole frame the player wrote, taken out of the buffer (None: not yet)."""
+        if len(self.result) < HEADER.size:
+            return None
+        size = HEADER.unpack(self.result[:HEADER.size])[0]
+        if len(self.result) < HEADER.size + size:
+            return None
+        frame = self.result[HEADER.size:HEADER.size + size]
+        del self.result[:HEADER.size + size]
+        return frame
+
+    def cpu(self) -> float:
+        """The child's CPU seconds and its reaped children's, from /proc (0 once it is gone)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+            return sum(int(value) for value in fields[11:15]) / self.TICK
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+
 class Supervisor:
-    """Runs one program's instances; `solver` is the (uid, gid) children drop to, or None."""
+    """Runs one program's instances, or plays its strategy in games; `solver` is the (uid, gid) children drop to."""
 
     def __init__(self, solver: tuple[int, int] | None, scratch: str, wipe: str, cgroup: str | None) -> None:
         self.solver = solver
@@ -106,6 +146,7 @@ class Supervisor:
         self.code = None
         self.entry = "solve"
         self.limits: dict = {}
+        self.player: Player | None = None
 
     # -- requests ------------------------------------------------------------------------------
     def load(self, request: dict) -> tuple[dict, bytes | memoryview]:
@@ -125,6 +166,169 @@ class Supervisor:
             return {"error": "no program loaded"}, b""
         facts, body = self.execute(json.dumps(request["instance"]).encode())
         return {"facts": facts}, body
+
+    # -- a game: one long-lived player child ---------------------------------------------------
+    def start(self, request: dict) -> tuple[dict, bytes | memoryview]:
+        """Fork the game's player: it imports the program and builds `Strategy(setup)`, then answers one observation
+        per `act`. Its CPU rlimit is the game's budget; each move's CPU and wall time are measured and capped here."""
+        if self.code is None:
+            return {"error": "no program loaded"}, b""
+        self.end_player()
+        pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
+        game = request["game"]  # game_cpu_s, move_cpu_s, move_wall_s
+        pid = os.fork()
+        if pid == 0:
+            self.player_child(json.dumps(request["setup"]).encode(), pipes, game)
+        for name, (read_end, write_end) in pipes.items():
+            os.close(read_end if name == "request" else write_end)
+        fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
+        for fd in (*fds.values(), pipes["request"][1]):
+            os.set_blocking(fd, False)
+        self.player = Player(pid, fds, pipes["request"][1], game)
+        return self.exchange(b"")
+
+    def act(self, request: dict) -> tuple[dict, bytes | memoryview]:
+        if self.player is None or self.player.status is not None:
+            return {"error": "no player in a game"}, b""
+        return self.exchange(json.dumps(request["observation"]).encode())
+
+    def end(self, request: dict) -> tuple[dict, bytes | memoryview]:
+        """The game is over: the player and all it started are killed, its output excerpts given, the slate cleaned."""
+        facts = self.end_player()
+        cleaning = time.monotonic()
+        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
+        return {"facts": {"result": {"kind": "ended"}, **facts}}, b""
+
+    def exchange(self, payload: bytes) -> tuple[dict, bytes | memoryview]:
+        """Send the player one frame (none at start) and watch it until it answers one frame, exits or breaks a budget.
+        The facts are this move's: its CPU (the player's, or the cgroup's when that is more), wall time, the game's
+        CPU so far; a player that stopped also gets its exit status."""
+        player, limits = self.player, self.player.game
+        pending = HEADER.pack(len(payload)) + payload if payload else b""
+        started, cpu_before, proc_before = time.monotonic(), self.cgroup_cpu(), player.cpu()
+        selector = selectors.DefaultSelector()
+        for name, fd in player.fds.items():
+            if name not in player.closed:
+                selector.register(fd, selectors.EVENT_READ, name)
+        selector.register(player.pidfd, selectors.EVENT_READ, "exit")
+        if pending:
+            selector.register(player.request, selectors.EVENT_WRITE, "request")
+        frame = killed = None
+        exited = False
+
+        def spent() -> float:
+            group = self.cgroup_cpu()
+            return max(player.cpu() - proc_before, group - cpu_before if group is not None and cpu_before is not None else 0.0)
+
+        while frame is None and killed is None and not exited:
+            remaining = started + limits["move_wall_s"] - time.monotonic()
+            if remaining <= 0:
+                killed = "wall_limit"
+                break
+            for key, _ in selector.select(min(remaining, 0.1)):
+                if key.data == "exit":
+                    exited = True
+                elif key.data == "request":
+                    try:
+                        pending = pending[os.write(player.request, pending):]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:  # it stopped reading: it has exited, or will be stopped by the budgets
+                        pending = b""
+                    if not pending:
+                        selector.unregister(player.request)
+                else:
+                    data = _read(key.fd)
+                    if data == b"":
+                        selector.unregister(key.fd)
+                        player.closed.add(key.data)
+                    elif data:
+                        killed = self.take(key.data, data, player.captures, player.result) or killed
+            frame = player.frame()
+            move_cpu = spent()
+            if move_cpu > limits["move_cpu_s"]:
+                killed = killed or "cpu_limit"
+            elif player.game_cpu + move_cpu > limits["game_cpu_s"]:
+                killed = killed or "game_cpu_limit"
+        selector.close()
+        if frame is None:  # it exited or was stopped: what it wrote before still counts
+            for name, fd in player.fds.items():
+                while name not in player.closed and (data := _read(fd)):
+                    self.take(name, data, player.captures, player.result)
+            frame = player.frame()
+        move_cpu = spent()
+        player.game_cpu += move_cpu
+        header, body = parse_result(frame, self.limits["answer_bytes"]) if frame is not None else ({"kind": "none"}, b"")
+        facts = {"result": header, "killed": killed, "cpu_s": round(move_cpu, 4), "game_cpu_s": round(player.game_cpu, 4),
+                 "wall_s": round(time.monotonic() - started, 4)}
+        if killed or exited or header["kind"] not in ("ready", "answer"):  # the player is done: the game ends for it
+            facts.update(self.stop_player())
+        return {"facts": facts}, body
+
+    def stop_player(self) -> dict:
+        """Kill the player and all it started; its exit status (kept for the next call)."""
+        player = self.player
+        if player.status is None:
+            self.kill_solver()
+            _, status, usage = os.wait4(player.pid, 0)
+            player.status = {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                             "peak_mib": round(usage.ru_maxrss / 1024, 1)}
+        return dict(player.status)
+
+    def end_player(self) -> dict:
+        """Stop the player if there is one, close its pipes, and give its status and the game's output excerpts."""
+        player = self.player
+        if player is None:
+            return {}
+        facts = self.stop_player()
+        for name, fd in player.fds.items():
+            while name not in player.closed and (data := _read(fd)):
+                self.take(name, data, player.captures, player.result)
+            os.close(fd)
+        os.close(player.request)
+        os.close(player.pidfd)
+        self.player = None
+        captures = player.captures
+        return {**facts, "game_cpu_s": round(player.game_cpu, 4),
+                "stdout": captures["stdout"].text(), "stdout_bytes": captures["stdout"].total,
+                "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total}
+
+    def player_child(self, setup: bytes, pipes: dict, game: dict) -> None:
+        """In the forked child: become the solver, build the strategy, then answer observations. Never returns."""
+        self.enter(pipes, max(1, int(game["game_cpu_s"])))
+        sys.stdout = stdout = open(1, "w", closefd=False)
+        sys.stderr = stderr = open(2, "w", closefd=False)
+        result, requests = open(RESULT_FD, "wb", closefd=False), open(REQUEST_FD, "rb", closefd=False)
+        header, body = {"kind": "ready"}, b""
+        try:
+            entry = self.import_program()
+            if not callable(entry):
+                header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}"}
+                raise _Reported
+            strategy = entry(json.loads(setup))
+            while True:
+                _flush(stdout, stderr)
+                _reply(result, header, body)
+                size = requests.read(HEADER.size)
+                if len(size) < HEADER.size:
+                    _EXIT(0)
+                move = strategy.act(json.loads(requests.read(HEADER.unpack(size)[0])))
+                try:
+                    header, body = {"kind": "answer"}, json.dumps(move, allow_nan=False).encode()
+                except (TypeError, ValueError, RecursionError) as exc:
+                    header, body = {"kind": "not_json", "type": type(move).__name__[:100], "message": _text(exc)}, b""
+                    raise _Reported from None
+        except _Reported:
+            pass
+        except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
+            header, body = {"kind": "exception", "type": type(exc).__name__[:100], "message": _text(exc),
+                            "traceback": _traceback()}, b""
+        _flush(stdout, stderr)
+        try:
+            _reply(result, header, body)
+        finally:
+            _EXIT(0)
 
     # -- one child -----------------------------------------------------------------------------
     def execute(self, instance: bytes | None, source: str | None = None) -> tuple[dict, bytes | memoryview]:
@@ -146,19 +350,7 @@ class Supervisor:
 
     def child(self, instance: bytes | None, pipes: dict, source: str | None) -> None:
         """In the forked child: become the solver, then run untrusted code. Never returns."""
-        try:
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(null, 0)
-            os.dup2(pipes["stdout"][1], 1)
-            os.dup2(pipes["stderr"][1], 2)
-            os.dup2(pipes["result"][1], RESULT_FD)
-            os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
-            self.restrict()
-            os.chdir(self.scratch)
-        except BaseException:  # the sandbox could not be set up: no result frame, reported as no_result
-            os._exit(70)
-        sys.stdin = open(0, closefd=False)
+        self.enter(pipes, int(self.limits["cpu_s"]))
         sys.stdout = stdout = open(1, "w", closefd=False)
         sys.stderr = stderr = open(2, "w", closefd=False)
         result = open(RESULT_FD, "wb", closefd=False)
@@ -172,12 +364,7 @@ class Supervisor:
         try:
             if header["kind"] != "answer":
                 raise _Reported
-            module = types.ModuleType("__solver__")  # importable by name: pickle (multiprocessing) finds its functions
-            sys.modules[module.__name__] = module
-            namespace = module.__dict__
-            namespace["__builtins__"] = __builtins__
-            exec(self.code, namespace)
-            entry = namespace.get(self.entry)
+            entry = self.import_program()
             if not callable(entry):
                 header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}()"}
             elif instance is None:
@@ -192,20 +379,42 @@ class Supervisor:
             pass
         except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
             header = {"kind": "exception", "type": type(exc).__name__[:100], "message": _text(exc), "traceback": _traceback()}
-        for stream in (stdout, stderr):  # ours: the program may have closed fd 1 or replaced sys.stdout
-            try:
-                stream.flush()
-            except BaseException:  # noqa: B036 — lost output never costs the answer
-                pass
+        _flush(stdout, stderr)
         try:
             result.write(json.dumps(header).encode() + b"\n" + body)
             result.flush()
         finally:
             _EXIT(0)  # bound at start-up: the program may have replaced os._exit
 
-    def restrict(self) -> None:
+    def enter(self, pipes: dict, cpu: int) -> None:
+        """Become the solver: fresh stdio and result pipes (and a player's request pipe), no other descriptor, the
+        rlimits and the solver uid. The sandbox not set up means no result frame: reported as no_result."""
+        try:
+            os.setsid()
+            sources = [os.open(os.devnull, os.O_RDONLY), pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1]]
+            sources += [pipes["request"][0]] if "request" in pipes else []
+            lifted = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in sources]  # above every target: no dup2 clobbers a source
+            for target, fd in enumerate(lifted):  # 0 null, 1 stdout, 2 stderr, RESULT_FD, REQUEST_FD
+                os.dup2(fd, target)
+            os.closerange(len(lifted), os.sysconf("SC_OPEN_MAX"))
+            self.restrict(cpu)
+            os.chdir(self.scratch)
+        except BaseException:  # noqa: B036
+            os._exit(70)
+        sys.stdin = open(0, closefd=False)
+
+    def import_program(self):
+        """Run the compiled program as the module `__solver__` (importable by name: pickle finds its functions) and
+        return its entry point (None when it defines none)."""
+        module = types.ModuleType("__solver__")
+        sys.modules[module.__name__] = module
+        namespace = module.__dict__
+        namespace["__builtins__"] = __builtins__
+        exec(self.code, namespace)
+        return namespace.get(self.entry)
+
+    def restrict(self, cpu: int) -> None:
         """rlimits (hard = soft, so the solver cannot raise them), then the solver identity."""
-        cpu = int(self.limits["cpu_s"])
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.limits["file_bytes"],) * 2)
@@ -362,6 +571,21 @@ class Supervisor:
         return None
 
 
+def _flush(*streams) -> None:
+    for stream in streams:  # ours: the program may have closed fd 1 or replaced sys.stdout
+        try:
+            stream.flush()
+        except BaseException:  # noqa: B036 — lost output never costs the answer
+            pass
+
+
+def _reply(result, header: dict, body: bytes) -> None:
+    """A player's frame on its result pipe: length, then a header line and the move's JSON text."""
+    data = json.dumps(header).encode() + b"\n" + body
+    result.write(HEADER.pack(len(data)) + data)
+    result.flush()
+
+
 def _read(fd: int) -> bytes | None:
     """One read: the bytes, b"" at end of file, None when nothing is waiting."""
     try:
@@ -387,8 +611,8 @@ def parse_result(data: bytearray, limit: int) -> tuple[dict, bytes | memoryview]
         parsed = json.loads(bytes(data[:end]))
     except (ValueError, RecursionError):
         return {"kind": "garbled"}, b""
-    if not isinstance(parsed, dict) or parsed.get("kind") not in ("answer", "loaded", "no_code", "not_json", "exception",
-                                                                  "syntax_error"):
+    if not isinstance(parsed, dict) or parsed.get("kind") not in ("answer", "loaded", "ready", "no_code", "not_json",
+                                                                  "exception", "syntax_error"):
         return {"kind": "garbled"}, b""
     header = {"kind": parsed["kind"]}
     header.update((name, parsed[name][:size]) for name, size in TEXT_FIELDS.items() if isinstance(parsed.get(name), str))
@@ -593,9 +817,11 @@ def main() -> None:
     while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
         if request.get("op") == "bye":
             break
-        handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run}.get(request.get("op"))
+        handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run, "start": supervisor.start,
+                   "act": supervisor.act, "end": supervisor.end}.get(request.get("op"))
         send(*(handler(request) if handler else ({"error": f"unknown op {request.get('op')!r}"}, b"")))
     # leave nothing of the solver behind, then say whether that is proven: the next session shares this uid
+    supervisor.end_player()
     send({"bye": True, **supervisor.clean()})
 
 

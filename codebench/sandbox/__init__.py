@@ -12,17 +12,29 @@ from __future__ import annotations
 import queue
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SandboxError
 from ..keys import program_key
-from ..types import Batch, Facts, Limits, Program, Result, Task
+from ..types import Batch, Facts, GameLimits, Limits, Program, Result, Task
 
 BACKENDS = ("docker", "local", "unsafe-local")  # unsafe-local: trusted code only
 EXECUTORS = ("local", "ray")  # where a backend's workers run: this machine, or every node of a Ray cluster
 MAX_WORKERS = 1024  # per machine: past this a typo, not a pool
 
 Deliver = Callable[[Result], None]
+
+
+class PlayerSeat(Protocol):
+    """A worker held for one sandboxed player, its program loaded: `start` a player per game, `act` per move, `end`
+    each game; `release` gives the worker back. Every call returns facts (infrastructure facts when the sandbox broke)."""
+
+    loaded: Facts
+
+    def start(self, setup: dict[str, Any], game: GameLimits) -> Facts: ...
+    def act(self, observation: Any, game: GameLimits) -> Facts: ...
+    def end(self) -> Facts: ...
+    def release(self) -> None: ...
 
 
 class SandboxBackend(ABC):
@@ -53,6 +65,15 @@ class SandboxBackend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop every worker and release what the backend holds."""
+
+    def reserve(self, program: Program) -> PlayerSeat:
+        """A worker held for a game's player until released (waits until one is free). A caller holding seats while
+        it reserves more must keep the total within `capacity`, or it waits for itself.
+
+        Raises:
+            SandboxError: the backend is closed, or cannot hold a player (the message says which executor can).
+        """
+        raise SandboxError(f"the {self.name} sandbox cannot hold a game's player; run games with --executor local")
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -131,4 +152,4 @@ def open_sandbox(backend: str, limits: Limits, workers: int | None = None, *, ex
     raise ConfigError(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
 
 
-__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "SandboxBackend", "get_backend", "open_sandbox"]
+__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "PlayerSeat", "SandboxBackend", "get_backend", "open_sandbox"]

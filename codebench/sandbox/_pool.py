@@ -4,6 +4,8 @@ Each worker (a warm container, a local supervisor, a fake) has one thread that r
 time: a free worker takes the next task of the program it has loaded, else the first task of the
 oldest batch with tasks left, and loads that program once. A broken session is retried once on a
 recycled worker; every task ends with facts (infrastructure facts if need be), delivered exactly once.
+A game's sandboxed player holds a worker for the whole game instead (`reserve`): reservations go before
+tasks, and the worker's thread waits until the seat is released.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import SandboxError
-from ..types import Batch, Facts, Limits, Program, Result, Task
+from ..types import Batch, Facts, GameLimits, Limits, Program, Result, Task
 from . import Deliver, SandboxBackend
 from ._session import SessionBroken
 
@@ -31,6 +33,9 @@ class WorkerSession(Protocol):
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts: ...
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts: ...
+    def start(self, setup: dict[str, Any], game: GameLimits) -> Facts: ...
+    def act(self, observation: Any, game: GameLimits) -> Facts: ...
+    def end(self) -> Facts: ...
     def close(self) -> bool: ...  # True: the slate is proven clean for the next session
 
 
@@ -49,12 +54,60 @@ class _Queued:
     tasks: deque[Task] = field(default_factory=deque)  # not yet taken by a worker
 
 
+class Seat:
+    """A worker held for a game's player, the program loaded (`loaded`): a player child per game, `release` when done.
+
+    A broken session turns into infrastructure facts (the game is void, never the player's fault) and the worker
+    is rebuilt once released.
+    """
+
+    def __init__(self, lane: _Lane, loaded: Facts) -> None:
+        self.lane, self.loaded = lane, loaded
+        self.released = threading.Event()
+        self.broken = False
+
+    def start(self, setup: dict[str, Any], game: GameLimits) -> Facts:
+        """The player built for a new game; a program that did not load gets its load facts (a syntax error, …)."""
+        if not self.loaded.loaded:
+            return self.loaded
+        return self._call("start", lambda session: session.start(setup, game))
+
+    def act(self, observation: Any, game: GameLimits) -> Facts:
+        return self._call("move", lambda session: session.act(observation, game))
+
+    def end(self) -> Facts:
+        facts = self._call("end", lambda session: session.end())
+        if facts.survivors or not facts.clean:
+            self.broken = True  # something of the program outlived the game: rebuild before the next
+        return facts
+
+    def release(self) -> None:
+        self.released.set()
+
+    def _call(self, phase: str, call: Any) -> Facts:
+        if self.broken or self.lane.session is None:
+            return Facts.infrastructure(phase, "the sandbox session of this seat broke earlier")
+        try:
+            return call(self.lane.session)
+        except (SessionBroken, SandboxError, OSError) as exc:
+            self.broken = True
+            return Facts.infrastructure(phase, f"{type(exc).__name__}: {exc}")
+
+
+@dataclass
+class _Reservation:
+    program: Program
+    granted: threading.Event = field(default_factory=threading.Event)
+    seat: Seat | None = None  # None once granted: the pool closed first
+
+
 class WorkerPool:
     """Runs submitted batches on `workers`; `enforced` is what the supervisor applies to each child."""
 
     def __init__(self, workers: Sequence[Worker], limits: Limits, enforced: dict[str, Any]) -> None:
         self.workers, self.enforced = list(workers), enforced
         self._queue: deque[_Queued] = deque()
+        self._reservations: deque[_Reservation] = deque()
         self._ready = threading.Condition()
         self._closing = threading.Event()
         self._threads = [threading.Thread(target=self._serve, args=(_Lane(worker, limits, enforced, self._closing),),
@@ -77,13 +130,32 @@ class WorkerPool:
             self._queue.append(_Queued(batch, deliver, deque(batch.tasks)))
             self._ready.notify_all()
 
-    def _take(self, loaded: Program | None) -> tuple[_Queued, Task] | None:
-        """The next task for a worker that has `loaded` (None when closing)."""
+    def reserve(self, program: Program) -> Seat:
+        """A worker with `program` loaded, held for one game's player until `release` (waits for a free worker).
+
+        Raises:
+            SandboxError: the pool is closed (or closes while waiting).
+        """
+        reservation = _Reservation(program)
         with self._ready:
-            while not self._queue and not self._closing.is_set():
+            if self._closing.is_set():
+                raise SandboxError("the sandbox is closed: no more programs can run in it")
+            self._reservations.append(reservation)
+            self._ready.notify_all()
+        reservation.granted.wait()
+        if reservation.seat is None:
+            raise SandboxError("the sandbox closed before a worker was free for this player")
+        return reservation.seat
+
+    def _take(self, loaded: Program | None) -> tuple[_Queued, Task] | _Reservation | None:
+        """The next reservation, else the next task for a worker that has `loaded` (None when closing)."""
+        with self._ready:
+            while not self._queue and not self._reservations and not self._closing.is_set():
                 self._ready.wait()
             if self._closing.is_set():
                 return None
+            if self._reservations:
+                return next((r for r in self._reservations if r.program == loaded), self._reservations[0])
             queued = next((q for q in self._queue if q.batch.program == loaded), self._queue[0])
             task = queued.tasks.popleft()
             if not queued.tasks:
@@ -92,6 +164,11 @@ class WorkerPool:
 
     def _serve(self, lane: _Lane) -> None:
         while (taken := self._take(lane.program)) is not None:
+            if isinstance(taken, _Reservation):
+                with self._ready:
+                    self._reservations.remove(taken)
+                lane.hold(taken, self._closing)
+                continue
             queued, task = taken
             try:
                 facts = lane.run(queued.batch.program, task)
@@ -110,6 +187,9 @@ class WorkerPool:
         with self._ready:
             self._closing.set()
             self._queue.clear()
+            for reservation in self._reservations:
+                reservation.granted.set()  # its seat stays None: reserve() raises
+            self._reservations.clear()
             self._ready.notify_all()
         for worker in self.workers:  # an instance in flight ends now: its session breaks
             worker.close()
@@ -129,6 +209,9 @@ class PooledBackend(SandboxBackend):
     def submit(self, batch: Batch, deliver: Deliver) -> None:
         self.pool.submit(batch, deliver)
 
+    def reserve(self, program: Program) -> Seat:
+        return self.pool.reserve(program)
+
     def close(self) -> None:
         self.pool.close()
 
@@ -143,6 +226,22 @@ class _Lane:
         self.loaded: Facts | None = None
 
     def run(self, program: Program, task: Task) -> Facts:
+        return self._attempt(program, lambda: self.session.run(task.instance, self.limits) if self.loaded.loaded else self.loaded)
+
+    def hold(self, reservation: _Reservation, closing: threading.Event) -> None:
+        """Grant `reservation` a seat on this worker (the program loaded, or why it did not load), and wait until the
+        seat is released; a seat whose session broke gets the worker rebuilt."""
+        seat = Seat(self, self._attempt(reservation.program, lambda: self.loaded))
+        reservation.seat = seat
+        reservation.granted.set()
+        while not seat.released.wait(0.5):
+            if closing.is_set():
+                return
+        if seat.broken:
+            self.discard()
+
+    def _attempt(self, program: Program, call: Any) -> Facts:
+        """`call()` with `program` loaded in a session, retried once on a recycled worker when the session breaks."""
         if program != self.program:
             self.end()
             self.program = program
@@ -152,7 +251,7 @@ class _Lane:
                 if self.session is None or self.loaded is None:
                     self.session = self.worker.open_session()
                     self.loaded = self.session.load(program.source, program.entry, self.limits, self.enforced)
-                facts = self.session.run(task.instance, self.limits) if self.loaded.loaded else self.loaded
+                facts = call()
                 break
             except (SessionBroken, SandboxError, OSError) as exc:
                 facts = Facts.infrastructure("run", f"{type(exc).__name__}: {exc}")

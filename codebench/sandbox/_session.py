@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..types import Facts, Limits, ResultKind
+from ..types import Facts, GameLimits, Limits, ResultKind
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 512 << 20  # a reply holds at most the answer cap plus excerpts; anything larger is garbage
@@ -94,10 +94,23 @@ class Session:
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
         """Compile and probe-import the program; `enforced` is what the supervisor applies to each child."""
-        return self._request("load", {"op": "load", "source": source, "entry": entry, "limits": enforced}, limits)
+        return self._request("load", {"op": "load", "source": source, "entry": entry, "limits": enforced}, limits.wall_limit_s)
 
     def run(self, instance: dict[str, Any], limits: Limits) -> Facts:
-        return self._request("run", {"op": "run", "instance": instance}, limits)
+        return self._request("run", {"op": "run", "instance": instance}, limits.wall_limit_s)
+
+    # a game: the loaded program's Strategy plays in one child, a move per observation
+    def start(self, setup: dict[str, Any], game: GameLimits) -> Facts:
+        """Build `Strategy(setup)` in a fresh player child (kind `ready` when it stands)."""
+        return self._request("start", {"op": "start", "setup": setup, "game": game.for_supervisor()}, game.move_wall_limit_s)
+
+    def act(self, observation: Any, game: GameLimits) -> Facts:
+        """The player's move for `observation` (kind `answer`, its JSON text under `answer`), or how it failed."""
+        return self._request("move", {"op": "act", "observation": observation}, game.move_wall_limit_s)
+
+    def end(self) -> Facts:
+        """Stop the player and clean the slate: its exit, the game's output excerpts, what was left."""
+        return self._request("end", {"op": "end"}, 0.0)
 
     def close(self) -> bool:
         """Wait until the supervisor has killed and wiped what the program left; True when it proved the slate
@@ -115,9 +128,9 @@ class Session:
         data = json.dumps(message).encode()
         self.transport.send(HEADER.pack(len(data)) + data)
 
-    def _request(self, phase: str, message: dict[str, Any], limits: Limits) -> Facts:
+    def _request(self, phase: str, message: dict[str, Any], wall_s: float) -> Facts:
         self._send(message)
-        reply, answer = self._receive(time.monotonic() + limits.wall_limit_s + 15.0)  # backstop above the supervisor's own
+        reply, answer = self._receive(time.monotonic() + wall_s + 15.0)  # backstop above the supervisor's own
         if not isinstance(reply.get("facts"), dict) or not isinstance(reply["facts"].get("result"), dict):
             raise SessionBroken(f"supervisor error: {str(reply.get('error', reply))[:300]!r}")
         facts = reply["facts"]

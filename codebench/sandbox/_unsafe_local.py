@@ -14,7 +14,8 @@ system (the `local` backend isolates with bubblewrap instead). What restrains it
 - the static guard (`_guard.py`), which refuses some imports and attributes before anything runs.
 
 A MemoryError raised by the program also counts as `oom`: under RLIMIT_AS that is how running out
-of memory usually shows.
+of memory usually shows. A game's player is not watched: its moves run under the supervisor's own move and game
+budgets and RLIMIT_AS only.
 """
 
 from __future__ import annotations
