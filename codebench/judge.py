@@ -14,7 +14,7 @@ from typing import Any
 
 from puzzles import Issue, IssueCode, Puzzle, Verdict
 
-from .types import Facts, Limits, Outcome, ResultKind, Status, harmless
+from .types import Facts, GameLimits, Limits, Outcome, ResultKind, Status, harmless
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,22 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
         message = f"solve returned a {_said(facts, 'type')} value, which is not JSON ({_said(facts, 'message')})"
         return _Call(Status.RULE_VIOLATION, "not_json", Verdict(False, (Issue(IssueCode.MALFORMED, message),)))
     return None
+
+
+def judge_player(facts: Facts, budgets: GameLimits) -> Outcome | None:
+    """A sandboxed game player's setup or move, from the supervisor's records: None when it stands (`ready`) or gave
+    a move for the engine to judge; else the outcome that ends its game. The move's budgets play the part of an
+    instance's limits; the game's CPU budget, spent, is a timeout `game_cpu_limit`."""
+    if not facts.infra_error and (facts.killed == "game_cpu_limit" or facts.signal == signal.SIGXCPU
+                                  or facts.game_cpu_s >= budgets.game_cpu_s):
+        return Outcome(Status.TIMEOUT, "game_cpu_limit", cpu_s=facts.cpu_s, wall_s=facts.wall_s, stdout=facts.stdout,
+                       stderr=facts.stderr)
+    call = _classify(facts, Limits(cpu_s=budgets.move_cpu_s, wall_s=budgets.move_wall_limit_s))
+    if call is None and facts.kind in (ResultKind.READY, ResultKind.ANSWER):
+        return None
+    call = call or _Call(Status.RUNTIME_ERROR, f"bad_result:{facts.kind}")  # a load's report where a move was due
+    return Outcome(call.status, call.detail, call.verdict.issues if call.verdict else (), facts.cpu_s, facts.wall_s,
+                   facts.peak_mib, facts.stdout, facts.stderr)
 
 
 def judge_answer(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | bytes) -> Outcome:

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._errors import ConfigError
-from .._json import dumps_canonical
-from .._protocol import MAX_SEED, IssueCode, Verdict, clip, is_int, json_shape_problem, reject
+from .._json import StrictJSONError, dumps_canonical, loads_strict
+from .._protocol import MAX_SEED, IssueCode, Verdict, clip, is_int, json_shape_problem, reject, with_repeated_keys
 
 JSON = Any
 State = dict[str, JSON]  # the whole truth of a game in progress: never shown to a player as it is
@@ -114,6 +114,15 @@ class Game(ABC):
         if self.to_move(state) != player:
             return reject(IssueCode.ILLEGAL_MOVE, f"it is not player {player}'s turn")
         return self._legal(state, player, move)
+
+    def legal_json(self, state: State, player: int, text: str | bytes) -> tuple[JSON, Verdict]:
+        """Judge move text as it arrives from a program: strict JSON, no repeated keys. (The move, or None when the
+        text is not JSON; its verdict.) Never raises."""
+        try:
+            move, repeated = loads_strict(text)
+        except StrictJSONError as exc:
+            return None, reject(IssueCode.INVALID_JSON, f"move is not valid JSON: {exc}")
+        return move, with_repeated_keys(self.legal(state, player, move), repeated)
 
     @abstractmethod
     def _legal(self, state: State, player: int, move: JSON) -> Verdict:

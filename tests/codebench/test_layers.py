@@ -20,7 +20,7 @@ LAYERS = {
     "puzzles": 0,
     "codebench.types": 1, "codebench.errors": 1, "codebench.keys": 1,
     "codebench.judge": 2, "codebench.records": 2, "codebench.selftest": 2, "codebench.oracles": 2, "codebench.model": 2,
-    "codebench.sandbox": 2, "codebench.modes": 2, "codebench.analysis": 2,
+    "codebench.sandbox": 2, "codebench.modes": 2, "codebench.analysis": 2, "codebench.match": 2,
     "codebench.run": 3,
     "codebench.cli": 4, "codebench.__main__": 4,
 }

@@ -1,0 +1,213 @@
+"""Game players in the sandbox (issue 13, code mode): a program's `Strategy` plays move by move in one long-lived child
+on the Docker and the local (bubblewrap) backends, the engine and the opponent on the host or in another sandbox.
+
+Every way a player can fail ends its game with the status the sandbox's own records give (an illegal move, the
+move's CPU or wall budget, the game's CPU budget, a crash, no Strategy, a syntax error); a snooping player finds
+nothing of the engine or of the other player; nothing a player starts outlives its game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from codebench.keys import program_key
+from codebench.match import BuiltinSeat, MatchRecord, ProgramSeat, play_match
+from codebench.sandbox import SandboxBackend, get_backend
+from codebench.sandbox._docker import LABEL, connect, owner_label
+from codebench.types import GameLimits, Limits, Program
+from puzzles.games import get_game
+
+BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
+BUDGETS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
+CARDNIM = get_game("cardnim")
+
+CARDNIM_STRATEGY = '''
+class Strategy:
+    def __init__(self, setup):
+        self.setup = setup
+        print("seat", setup["player"], "of", setup["players"], "at", setup["game"], "level", setup["level"], sorted(setup))
+
+    def act(self, observation):
+        playable = [card for card in observation["my_cards"] if card <= observation["stones"]]
+        MISBEHAVE
+        return {"card": max(playable)}
+'''
+
+
+def strategy(misbehave: str = "pass") -> str:
+    return CARDNIM_STRATEGY.replace("MISBEHAVE", misbehave)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxBackend]:
+    with get_backend(request.param, Limits(cpu_s=2, memory_mib=256), workers=2) as backend:
+        yield backend
+
+
+def against_reference(sandbox: SandboxBackend, source: str, seed: int = 0, level: int = 2, seat: int = 0,
+                      budgets: GameLimits = BUDGETS) -> MatchRecord:
+    held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
+    try:
+        seats = [ProgramSeat("program", held, budgets), BuiltinSeat("ref", CARDNIM.reference_move)]
+        return play_match(CARDNIM, CARDNIM.setup(level, seed), seats if seat == 0 else seats[::-1])
+    finally:
+        held.release()
+
+
+def test_a_correct_strategy_plays_whole_games_in_both_seats(sandbox: SandboxBackend) -> None:
+    for seed in range(3):
+        for seat in (0, 1):
+            record = against_reference(sandbox, strategy(), seed, seat=seat)
+            assert record.statuses == ("legal", "legal") and record.failed is None, record
+            mine = [move for move in record.moves if move["player"] == seat]
+            assert mine and all(move["ok"] and set(move["move"]) == {"card"} for move in mine)
+            assert sum(record.outcome.scores) == 1.0
+            kept = record.kept[seat]
+            assert f"seat {seat} of 2 at cardnim level 2 ['game', 'level', 'observation', 'player', 'players']" in kept["stdout"]
+            assert "seed" not in kept["stdout"] and kept["game_cpu_s"] >= 0
+
+
+@pytest.mark.parametrize(("misbehave", "status", "detail"), [
+    ("return {'card': 999}", "rule_violation", "illegal_move"),
+    ("return {'card': str(max(playable))}", "rule_violation", "bad_value"),
+    ("return {1, 2}", "rule_violation", "not_json"),
+    ("while True: pass", "timeout", "cpu_limit"),
+    ("import time; time.sleep(60)", "timeout", "wall_limit"),
+    ("raise KeyError('boom')", "runtime_error", "exception:KeyError"),
+    ("import os; os._exit(3)", "runtime_error", "no_result:exit_3"),
+    ("import sys\n        while True: sys.stdout.write('x' * 65536)", "runtime_error", "output_limit"),
+])
+def test_a_failing_move_ends_the_game_as_a_loss_with_its_status(sandbox: SandboxBackend, misbehave: str, status: str,
+                                                                detail: str) -> None:
+    record = against_reference(sandbox, strategy(misbehave))
+    assert (record.statuses, record.details) == ((status, "legal"), (detail, "")), record
+    assert record.failed == 0 and record.outcome.results == ("loss", "win") and record.outcome.scores == (0.0, 1.0)
+    assert [move["player"] for move in record.moves] == [0] and not record.void
+
+
+SLOW_RUBIES = """
+import time
+
+class Strategy:
+    def __init__(self, setup):
+        pass
+
+    def act(self, observation):
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+        return {"rubies": 1}
+"""
+
+
+def test_the_games_cpu_budget_is_a_timeout_of_its_own(sandbox: SandboxBackend) -> None:
+    """RubyRisks, 13+ boxes: 0.3 s of CPU a move, 1 s the move's budget, 1.2 s the game's, spent by the fifth move."""
+    rubies = get_game("rubyrisks")
+    held = sandbox.reserve(Program(program_key(SLOW_RUBIES), SLOW_RUBIES, "Strategy"))
+    try:
+        record = play_match(rubies, rubies.setup(3, 0), [ProgramSeat("program", held, GameLimits(1.2, 1, 5))])
+    finally:
+        held.release()
+    assert (record.statuses, record.details, record.outcome.scores) == (("timeout",), ("game_cpu_limit",), (0.0,)), record
+    assert 1.0 <= record.kept[0]["game_cpu_s"] <= 2.0 and 3 <= len(record.moves) <= 5, record.moves
+
+
+@pytest.mark.parametrize(("source", "status", "detail"), [
+    ("class Strategy(:\n", "syntax_error", "SyntaxError: *"),
+    ("def solve(instance):\n    return None\n", "no_code", "entry_point_missing"),
+    ("class Strategy:\n    def __init__(self, setup):\n        1 / 0\n", "runtime_error", "exception:ZeroDivisionError"),
+    ("class Strategy:\n    def __init__(self, setup):\n        while True: pass\n", "timeout", "cpu_limit"),
+    ("class Strategy:\n    def __init__(self, setup):\n        pass\n", "runtime_error", "exception:AttributeError"),  # no act
+])
+def test_a_program_that_cannot_play_loses_before_its_first_move(sandbox: SandboxBackend, source: str, status: str,
+                                                               detail: str) -> None:
+    record = against_reference(sandbox, source)
+    assert record.statuses[0] == status and record.failed == 0 and record.outcome.results == ("loss", "win"), record
+    assert record.details[0].startswith(detail[:-1]) if detail.endswith("*") else record.details[0] == detail
+
+
+SNOOP = '''
+import gc, os, json
+
+def look():
+    """Everything this process can find: other processes' environments and command lines, files, live objects."""
+    found = {"files": [], "objects": [], "pids": [], "environ": []}  # printed in this order: excerpts keep the head
+    for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+        found["pids"].append(pid)
+        for part in ("environ", "cmdline"):
+            try:
+                with open(f"/proc/{pid}/{part}", "rb") as handle:
+                    found["environ"].append(handle.read(300).decode("latin-1"))
+            except OSError:
+                pass
+    for top in ("/tmp", "/dev/shm", "/var/tmp", "/opt", "/run"):
+        for folder, _, names in os.walk(top):
+            for name in names:
+                try:
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        found["files"].append(handle.read(4096).decode("latin-1"))
+                except OSError:
+                    pass
+    found["objects"] = [repr(obj)[:200] for obj in gc.get_objects() if isinstance(obj, dict) and ("hands" in obj or "env" in obj)]
+    return found
+
+class Strategy:
+    def __init__(self, setup):
+        self.player = setup["player"]
+        with open("/tmp/my-hand", "w") as handle:  # what the other player would look for
+            handle.write("SECRET-HAND-" + str(self.player))
+        os.environ["SECRET"] = "SECRET-ENV-" + str(self.player)
+
+    def act(self, observation):
+        found = look()
+        print(json.dumps(found))
+        import signal
+        for pid in found["pids"]:  # and try to stop everyone else
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        return {"card": max(c for c in observation["my_cards"] if c <= observation["stones"])}
+'''
+
+
+def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_stop_them(sandbox: SandboxBackend) -> None:
+    """Two programs in two sandboxes: each writes a secret at setup, looks for the other's (and for the engine's
+    state) before every move, and tries to kill every process it sees; both still play the game to its end."""
+    program = Program(program_key(SNOOP), SNOOP, "Strategy")
+    first, second = sandbox.reserve(program), sandbox.reserve(program)
+    try:
+        record = play_match(CARDNIM, CARDNIM.setup(2, 1), [ProgramSeat("a", first, BUDGETS), ProgramSeat("b", second, BUDGETS)])
+    finally:
+        first.release()
+        second.release()
+    assert record.statuses == ("legal", "legal") and record.failed is None and len(record.moves) >= 2, record
+    for seat, kept in enumerate(record.kept):
+        other = 1 - seat
+        assert f"SECRET-HAND-{seat}" in kept["stdout"]  # the search works: it finds its own
+        assert f"SECRET-HAND-{other}" not in kept["stdout"] and f"SECRET-ENV-{other}" not in kept["stdout"], kept["stdout"]
+        assert '"stones"' not in kept["stdout"] and "cardnim|L2" not in kept["stdout"]  # no engine state, no setup seed
+
+
+OUTLIVE = strategy("import os, time\n        if os.fork() == 0:\n            os.setsid()\n            time.sleep(1000)")
+
+
+def test_nothing_a_player_starts_outlives_its_game_or_the_sandbox(sandbox: SandboxBackend) -> None:
+    record = against_reference(sandbox, OUTLIVE)
+    assert record.statuses == ("legal", "legal"), record
+    after = against_reference(sandbox, strategy())  # the same workers serve the next game as if nothing happened
+    assert after.statuses == ("legal", "legal"), after
+    if sandbox.name == "local":
+        uids = {worker.uid for worker in sandbox.pool.workers}
+        sandbox.close()
+        assert not [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real in uids]
+        return
+    sandbox.close()
+    client = connect()
+    try:
+        assert client.containers.list(all=True, filters={"label": [f"{LABEL}.role", f"{LABEL}.owner={owner_label()}"]}) == []
+    finally:
+        client.close()
