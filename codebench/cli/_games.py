@@ -14,13 +14,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from puzzles.games import GAMES, Game, GameRecord, Setup, get_game
-from puzzles.games import play as play_game
+from puzzles.games import GAMES, Game, Setup, get_game
 
-from ..errors import InputError
-from ..records import check_output, open_output
+from ..errors import ConfigError, InputError, SandboxUnavailableError
+from ..keys import program_key
+from ..match import BuiltinSeat, MatchRecord, ProgramSeat, Seat, play_match
+from ..records import check_output, open_output, read_text
+from ..run.spec import limits_from
+from ..sandbox import BACKENDS, PlayerSeat, SandboxBackend, open_sandbox
+from ..types import MAX_CPU_S, GameLimits, Program, Status, harmless
+from ._interrupt import interruptible
 
-console = Console()
+console = Console(soft_wrap=True)  # a record line or a board row never wraps
 status = Console(stderr=True, soft_wrap=True)
 
 
@@ -28,27 +33,46 @@ def play(
     name: Annotated[str, typer.Argument(help="Game name (see `codebench puzzles list`).")],
     level: Annotated[int, typer.Option("--level", "-l", help="1 easy, 2 normal, 3+ harder.")] = 1,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 0,
-    players: Annotated[str, typer.Option(help="One strategy per seat, comma-separated: ref, random.")] = "",
+    players: Annotated[str, typer.Option(help="One player per seat, comma-separated: ref, random, or a program file "
+                                              "(PATH.py, whose Strategy plays in the sandbox).")] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole game record as JSON.")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the JSON record here.")] = None,
     png: Annotated[Optional[Path], typer.Option("--png", help="Also write the final board as a PNG image (games with a board "
                                                 "picture: sudokill, superply and their M variants).")] = None,
+    backend: Annotated[str, typer.Option(help=f"Sandbox for program players: {' or '.join(BACKENDS)}.")] = "docker",
+    game_cpu: Annotated[float, typer.Option(help="CPU seconds a program may spend over the game (PuzzlePlex's 300).")] = 300.0,
+    move_cpu: Annotated[float, typer.Option(help="CPU seconds a program may spend on one move (or on its setup).")] = 10.0,
+    memory: Annotated[int, typer.Option(help="Memory MiB of a program player.")] = 512,
 ) -> None:
-    """Play one game between built-in strategies: the moves, the final state and the outcome."""
+    """Play one game between built-in strategies and programs: the moves, the final state and the outcome."""
     game = get_game(name)
     names = [part.strip() for part in players.split(",")] if players else ["ref", "random"][: game.players]
     if len(names) != game.players or not all(names):
         raise InputError(f"--players {players!r}: {game.name} has {game.players} seat(s); give {game.players} of "
-                         f"{', '.join(game.strategies)}, comma-separated")
-    unknown = [player for player in names if player not in game.strategies]
+                         f"{', '.join(game.strategies)} or a program file, comma-separated")
+    unknown = [player for player in names if player not in game.strategies and not player.endswith(".py")]
     if unknown:
-        raise InputError(f"--players: unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
+        raise InputError(f"--players: unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}, "
+                         f"or give a program file (PATH.py)")
+    programs = {player: read_text(Path(player)) for player in names if player not in game.strategies}
     if output is not None:
-        check_output(output)
+        check_output(output, [Path(player) for player in programs])
     if png is not None:
         _check_png(game, png, output)
+        check_output(png, [Path(player) for player in programs], "--png")
     setup = game.setup(level, seed)
-    record = play_game(game, setup, [(player, game.strategies[player]) for player in names])
+    if programs:
+        if backend not in BACKENDS:
+            raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        budgets = _budgets(game_cpu, move_cpu)
+        with interruptible("the game was not finished; nothing was written"), \
+                open_sandbox(backend, limits_from(move_cpu, memory), len(names)) as sandbox:
+            record = _play_with_programs(game, setup, names, programs, sandbox, budgets)
+        if record.void:
+            raise SandboxUnavailableError("the sandbox failed during the game (sandbox_error): check it with "
+                                          "codebench sandbox doctor, then play again")
+    else:
+        record = play_match(game, setup, [BuiltinSeat(player, game.strategies[player]) for player in names])
     if png is not None:
         _write_png(png, game.render_png(record.final))
     text = json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False)
@@ -60,6 +84,31 @@ def play(
         console.print(text, highlight=False, markup=False, soft_wrap=True)
     if output is None and not as_json:
         _print_game(game, record)
+
+
+def _budgets(game_cpu: float, move_cpu: float) -> GameLimits:
+    for option, value in (("--game-cpu", game_cpu), ("--move-cpu", move_cpu)):
+        if not 0 < value <= MAX_CPU_S * 10:  # NaN fails too
+            raise ConfigError(f"{option} {value!r}: give a positive number of CPU seconds, at most {MAX_CPU_S * 10:g}")
+    return GameLimits(game_cpu_s=game_cpu, move_cpu_s=move_cpu)
+
+
+def _play_with_programs(game: Game, setup: Setup, names: list[str], programs: dict[str, str], sandbox: SandboxBackend,
+                        budgets: GameLimits) -> MatchRecord:
+    """The game with each program seat in a sandbox worker of its own, held for the game."""
+    held: list[PlayerSeat] = []
+    try:
+        seats: list[Seat] = []
+        for player in names:
+            if player in programs:
+                held.append(sandbox.reserve(Program(program_key(programs[player]), programs[player], "Strategy")))
+                seats.append(ProgramSeat(player, held[-1], budgets))
+            else:
+                seats.append(BuiltinSeat(player, game.strategies[player]))
+        return play_match(game, setup, seats)
+    finally:
+        for seat in held:
+            seat.release()
 
 
 def _pictured(game: Game) -> bool:
@@ -104,14 +153,26 @@ def _print_setup(game: Game, setup: Setup) -> None:
     console.print(game.render(setup.state), highlight=False, markup=False)
 
 
-def _print_game(game: Game, record: GameRecord) -> None:
+def _print_game(game: Game, record: MatchRecord) -> None:
     _print_setup(game, record.setup)
+    for seat, (state, detail) in enumerate(zip(record.statuses, record.details)):
+        if state != Status.LEGAL and not any(move["player"] == seat for move in record.moves):  # it never got to move
+            console.print(f"   -  player {seat} ({harmless(record.seats[seat])}): {state} {harmless(detail)}", highlight=False,
+                          markup=False)
     for turn, move in enumerate(record.moves):
-        seat = f"player {move['player']} ({record.seats[move['player']]})"
-        verdict = "" if move["ok"] else f"  illegal: {move['issue']['code']}: {move['issue']['message']}"
-        console.print(f"{turn + 1:>4}  {seat}: {json.dumps(move['move'])}{verdict}", highlight=False, markup=False)
+        seat = f"player {move['player']} ({harmless(record.seats[move['player']])})"
+        if "status" in move:  # the program failed before it gave a move
+            shown = f"{move['status']} {harmless(move['detail'])}"
+        else:
+            verdict = "" if move["ok"] else f"  illegal: {move['issue']['code']}: {harmless(move['issue']['message'])}"
+            shown = harmless(json.dumps(move["move"])) + verdict
+        console.print(f"{turn + 1:>4}  {seat}: {shown}", highlight=False, markup=False)
     console.print(game.render(record.final), highlight=False, markup=False)
+    for seat, kept in enumerate(record.kept):
+        if kept.get("stdout") or kept.get("stderr"):
+            console.print(f"player {seat} printed (ignored): {harmless(kept.get('stdout', '') + kept.get('stderr', ''))[:2000]}",
+                          highlight=False, markup=False)
     outcome = record.outcome
     results = "" if outcome.results is None else "  " + ", ".join(
-        f"player {seat} ({record.seats[seat]}) {result}" for seat, result in enumerate(outcome.results))
+        f"player {seat} ({harmless(record.seats[seat])}) {result}" for seat, result in enumerate(outcome.results))
     console.print(f"outcome: scores {list(outcome.scores)}{results}", highlight=False, markup=False)

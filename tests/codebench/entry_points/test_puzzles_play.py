@@ -48,12 +48,62 @@ def test_every_kind_of_game_plays_from_the_command_line(capsys: pytest.CaptureFi
     assert code == 0 and record["failed"] is None and "image" not in json.dumps(record["final"])
 
 
+GREEDY = """
+class Strategy:
+    def __init__(self, setup):
+        print("ready as player", setup["player"])
+
+    def act(self, observation):
+        return {"card": max(c for c in observation["my_cards"] if c <= observation["stones"])}
+"""
+
+
+def test_a_program_file_plays_in_the_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "greedy.py"
+    program.write_text(GREEDY)
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--seed", "2", "--players", f"ref,{program}", "--backend", "local",
+                           "--json")
+    record = json.loads(out)
+    assert code == 0 and record["seats"] == ["ref", str(program)] and record["statuses"] == ["legal", "legal"]
+    assert record["kept"][1]["stdout"] == "ready as player 1\n" and all(m["ok"] for m in record["moves"])
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--seed", "2", "--players", f"{program},random", "--backend",
+                           "local")
+    assert code == 0 and f"player 0 ({program}): {{\"card\":" in out and "player 0 printed (ignored): ready as player 0" in out
+
+
+def test_a_failing_program_is_shown_with_its_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "crash.py"
+    program.write_text("class Strategy:\n    def __init__(self, setup):\n        pass\n    def act(self, observation):\n"
+                       "        raise KeyError('no move')\n")
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--players", f"{program},ref", "--backend", "local")
+    assert code == 0 and "   1  player 0 (" in out and "): runtime_error exception:KeyError" in out
+    assert out.rstrip().splitlines()[-1].endswith(") loss, player 1 (ref) win")
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Strategy(:\n")
+    code, out, _ = run_cli(capsys, "puzzles", "play", "cardnim", "--players", f"ref,{broken}", "--backend", "local")
+    assert code == 0 and "   -  player 1 (" in out and "): syntax_error SyntaxError: invalid syntax" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--players", "ref,missing.py"], "missing.py"),
+    (["--players", "ref,stockfish"], "unknown strategy 'stockfish'; choose from ref, random, or give a program file (PATH.py)"),
+    (["--players", "ref,{x}", "--game-cpu", "0"], "--game-cpu 0.0: give a positive number of CPU seconds"),
+    (["--players", "ref,{x}", "--move-cpu", "nan"], "--move-cpu nan: give a positive number of CPU seconds"),
+    (["--players", "ref,{x}", "--backend", "vm"], "--backend 'vm': choose one of docker, local, unsafe-local"),
+    (["--players", "ref,{x}", "-o", "{x}"], "is also an input"),
+])
+def test_bad_program_options_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    program = tmp_path / "x.py"
+    program.write_text(GREEDY)
+    refused(capsys, "puzzles", "play", "cardnim", *[arg.replace("{x}", str(program)) for arg in argv], contains=message,
+            inputs=(program,))
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["chess"], "unknown game 'chess'; known: "),
     (["cardnim", "--level", "9"], "cardnim: level 9 does not exist; levels are 1-3"),
     (["cardnim", "--seed", "-1"], "seed -1: expected an integer 0..2^64-1"),
-    (["cardnim", "--players", "ref"], "--players 'ref': cardnim has 2 seat(s); give 2 of ref, random"),
-    (["cardnim", "--players", "ref,stockfish"], "unknown strategy 'stockfish'; choose from ref, random"),
+    (["cardnim", "--players", "ref"], "--players 'ref': cardnim has 2 seat(s); give 2 of ref, random or a program file"),
     (["cardnim", "--players", "ref,"], "--players 'ref,': cardnim has 2 seat(s)"),
 ])
 def test_bad_input_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
