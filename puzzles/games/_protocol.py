@@ -197,6 +197,18 @@ class Game(ABC):
         """Every legal move the observation allows (empty: none; any move then loses)."""
 
 
+class WinnerTakesAll(Game):
+    """A two-player game that ends as soon as its rules name a winner (`state["winner"]`): no draws."""
+
+    players: ClassVar[int] = 2
+
+    def _is_over(self, state: State) -> bool:
+        return state["winner"] is not None
+
+    def outcome(self, state: State) -> Outcome:
+        return two_player_outcome(state["winner"])
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """One whole game: enough to replay it and to audit what each player was shown."""

@@ -22,15 +22,14 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
 
 
-class CardNim(Game):
+class CardNim(WinnerTakesAll):
     name: ClassVar[str] = "cardnim"
     title: ClassVar[str] = "CardNim"
-    players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"stones": (20, 40)}, 2: {"stones": (40, 80)}, 3: {"stones": (80, 120)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["card"], "additionalProperties": False,
@@ -72,12 +71,6 @@ class CardNim(Game):
         elif not any(c <= state["stones"] for c in state["hands"][1 - player]):
             state["winner"] = player  # the next player cannot move: they lose
         return state
-
-    def _is_over(self, state: State) -> bool:
-        return state["winner"] is not None
-
-    def outcome(self, state: State) -> Outcome:
-        return two_player_outcome(state["winner"])
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         return [{"card": c} for c in observation["my_cards"] if c <= observation["stones"]]

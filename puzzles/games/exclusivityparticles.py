@@ -38,7 +38,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, reject
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
 COMPONENT_LIMIT = 30  # points in one component of free points that the solver takes on
@@ -46,10 +46,9 @@ SEARCH_NODES = 5_000  # Grundy values the solver may compute a move
 _SAMPLE_WORK = 200_000  # free points × ball size the fallback weighs at most (beyond, a sample of the points)
 
 
-class ExclusivityParticles(Game):
+class ExclusivityParticles(WinnerTakesAll):
     name: ClassVar[str] = "exclusivityparticles"
     title: ClassVar[str] = "ExclusivityParticles"
-    players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"dimension": (3, 7)}, 2: {"dimension": (8, 12)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["particle"], "additionalProperties": False,
@@ -89,12 +88,6 @@ class ExclusivityParticles(Game):
         if 0 not in _blocked(state["dimension"], state["distance"], state["particles"]):
             state["winner"] = player  # the next player has nowhere to go
         return state
-
-    def _is_over(self, state: State) -> bool:
-        return state["winner"] is not None
-
-    def outcome(self, state: State) -> Outcome:
-        return two_player_outcome(state["winner"])
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         dimension = observation["dimension"]

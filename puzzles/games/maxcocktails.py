@@ -33,16 +33,15 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
 Adjacency = tuple[int, ...]  # node i (0-based) → bit mask of its neighbours
 
 
-class MaxMaximalCocktails(Game):
+class MaxMaximalCocktails(WinnerTakesAll):
     name: ClassVar[str] = "maxmaximalcocktails"
     title: ClassVar[str] = "MaxMaximalCocktails"
-    players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"nodes": (4, 8)}, 2: {"nodes": (8, 12)}, 3: {"nodes": (13, 20)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["edge"], "additionalProperties": False,
@@ -84,12 +83,6 @@ class MaxMaximalCocktails(Game):
         state["cocktails"] = count
         state["to_move"] = 1 - player
         return state
-
-    def _is_over(self, state: State) -> bool:
-        return state["winner"] is not None
-
-    def outcome(self, state: State) -> Outcome:
-        return two_player_outcome(state["winner"])
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         adjacency = _adjacency(len(observation["nodes"]), observation["edges"])

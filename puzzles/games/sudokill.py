@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
 from ._png import Band, band, palette_png
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
 SEARCH_NODES = 5000  # positions the reference examines a move, at most, when it deepens step by step
@@ -53,10 +53,9 @@ EXHAUSTIVE_NODES = 20_000  # positions it examines then, at most (small position
 _BOARD_PX = 450
 
 
-class SudoKill(Game):
+class SudoKill(WinnerTakesAll):
     name: ClassVar[str] = "sudokill"
     title: ClassVar[str] = "SudoKill"
-    players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {
         1: {"size": 4, "blanks": (8, 12)}, 2: {"size": 9, "blanks": (30, 40)}, 3: {"size": 9, "blanks": (41, 50)}}
     move_schema: ClassVar[dict[str, JSON]] = {
@@ -113,12 +112,6 @@ class SudoKill(Game):
         if not _Board(state["grid"]).can_move(move["row"] * len(state["grid"]) + move["col"]):
             state["winner"] = player  # the next player cannot move (a full board is one such case): they lose
         return state
-
-    def _is_over(self, state: State) -> bool:
-        return state["winner"] is not None
-
-    def outcome(self, state: State) -> Outcome:
-        return two_player_outcome(state["winner"])
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         grid = observation["grid"]

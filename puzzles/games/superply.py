@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
 from ._png import Band, band, palette_png
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
 OPERATIONS = ("sum", "product", "difference")
@@ -61,10 +61,9 @@ GOALS = ("a path of 1s from the left column to the right column", "a path of 2s 
 _FAR = 1 << 20  # a distance no path reaches
 
 
-class Superply(Game):
+class Superply(WinnerTakesAll):
     name: ClassVar[str] = "superply"
     title: ClassVar[str] = "Superply"
-    players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"size": 6}, 2: {"size": 9}, 3: {"size": 12}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["row", "col"], "additionalProperties": False,
@@ -107,12 +106,6 @@ class Superply(Game):
         state["last_move"] = {"row": row, "col": col, "claimed": claimed}
         state["to_move"] = 1 - player
         return state
-
-    def _is_over(self, state: State) -> bool:
-        return state["winner"] is not None
-
-    def outcome(self, state: State) -> Outcome:
-        return two_player_outcome(state["winner"])
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         """The claims the hint allows (every other cell is a legal miss, never worth an error: see the docstring)."""
