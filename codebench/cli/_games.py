@@ -58,8 +58,7 @@ def play(
     if output is not None:
         check_output(output, [Path(player) for player in programs])
     if png is not None:
-        _check_png(game, png, output)
-        check_output(png, [Path(player) for player in programs], "--png")
+        _check_png(game, png, output, [Path(player) for player in programs])
     setup = game.setup(level, seed)
     if programs:
         if backend not in BACKENDS:
@@ -116,11 +115,11 @@ def _pictured(game: Game) -> bool:
     return type(game).render_png is not Game.render_png
 
 
-def _check_png(game: Game, png: Path, output: Path | None) -> None:
+def _check_png(game: Game, png: Path, output: Path | None, inputs: list[Path]) -> None:
     if not _pictured(game):
         pictured = ", ".join(g.name for g in GAMES if _pictured(g))
         raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
-    check_output(png, option="--png")
+    check_output(png, inputs, "--png")
     if output is not None and png.absolute() == output.absolute():
         raise InputError(f"--png {png} is also the -o file: give each its own name")
 

@@ -27,6 +27,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
+from ._masks import members
 from ._protocol import Game, State
 from ._singlepass import SinglePass
 
@@ -133,20 +134,16 @@ def cocktails(drugs: int, interactions: tuple[tuple[int, int], ...]) -> tuple[tu
         if not open_ and not closed:
             found.append(chosen)
             return
-        pivot = max(_drugs(open_ | closed), key=lambda u: (open_ & compatible[u]).bit_count())
-        for v in _drugs(open_ & ~compatible[pivot]):
+        pivot = max(members(open_ | closed), key=lambda u: (open_ & compatible[u]).bit_count())
+        for v in members(open_ & ~compatible[pivot]):
             extend(chosen | 1 << v, open_ & compatible[v], closed & compatible[v])
             open_ &= ~(1 << v)
             closed |= 1 << v
 
     extend(0, others, 0)
     size = max(mask.bit_count() for mask in found)
-    largest = sorted(tuple(d + 1 for d in _drugs(mask)) for mask in found if mask.bit_count() == size)
+    largest = sorted(tuple(d + 1 for d in members(mask)) for mask in found if mask.bit_count() == size)
     return tuple(largest), len(found)
-
-
-def _drugs(mask: int) -> list[int]:
-    return [d for d in range(mask.bit_length()) if mask >> d & 1]
 
 
 def _moon_moser(n: int) -> int:

@@ -38,6 +38,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, reject
+from ._masks import members
 from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
@@ -184,7 +185,7 @@ def _solved_move(free: list[int], board: bytes, ball: tuple[int, ...]) -> int | 
         if len(free) > COMPONENT_LIMIT:
             return None  # lost, with too many replies to weigh
         whole = _Kayles(free, ball, budget)
-        return whole.points[min(_bits(whole.everything), key=lambda i: whole.winning_share(whole.everything & ~whole.closed[i]))]
+        return whole.points[min(members(whole.everything), key=lambda i: whole.winning_share(whole.everything & ~whole.closed[i]))]
     except _OutOfNodes:
         return None
 
@@ -225,11 +226,11 @@ class _Kayles:
 
     def move_to(self, target: int) -> int | None:
         """A point whose move leaves a position of Grundy value `target`, if there is one."""
-        return next((self.points[i] for i in _bits(self.everything) if self.grundy(self.everything & ~self.closed[i]) == target), None)
+        return next((self.points[i] for i in members(self.everything) if self.grundy(self.everything & ~self.closed[i]) == target), None)
 
     def winning_share(self, position: int) -> float:
         """The share of the moves in `position` that win for the player to move there."""
-        moves = _bits(position)
+        moves = members(position)
         return sum(self.grundy(position & ~self.closed[i]) == 0 for i in moves) / len(moves) if moves else 0.0
 
     def grundy(self, position: int) -> int:
@@ -245,23 +246,14 @@ class _Kayles:
         part = reach = position & -position
         while reach:  # the component of the lowest point
             grown = 0
-            for i in _bits(reach):
+            for i in members(reach):
                 grown |= self.closed[i]
             reach = grown & position & ~part
             part |= reach
         if part != position:
             value = self.grundy(part) ^ self.grundy(position & ~part)
         else:
-            options = {self.grundy(position & ~self.closed[i]) for i in _bits(position)}
+            options = {self.grundy(position & ~self.closed[i]) for i in members(position)}
             value = next(v for v in range(len(options) + 1) if v not in options)
         self.memo[position] = value
         return value
-
-
-def _bits(mask: int) -> list[int]:
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found

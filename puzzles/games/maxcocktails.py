@@ -33,6 +33,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
+from ._masks import members
 from ._protocol import Game, State, WinnerTakesAll
 
 JSON = Any
@@ -164,7 +165,7 @@ def _cocktails(adjacency: Adjacency) -> int:
         if nodes in memo:
             return memo[nodes]
         alone, pivot, degree = 0, 0, 0
-        for v in _bits(nodes):
+        for v in members(nodes):
             links = (adjacency[v] & nodes).bit_count()
             if not links:
                 alone |= 1 << v
@@ -173,7 +174,7 @@ def _cocktails(adjacency: Adjacency) -> int:
         part = reach = nodes & -(nodes & ~alone)
         while reach:  # the connected component of the lowest node with a neighbour
             grown = 0
-            for v in _bits(reach):
+            for v in members(reach):
                 grown |= adjacency[v]
             reach = grown & nodes & ~part
             part |= reach
@@ -188,12 +189,3 @@ def _cocktails(adjacency: Adjacency) -> int:
         return result
 
     return best((1 << len(adjacency)) - 1)[1]
-
-
-def _bits(mask: int) -> list[int]:
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found
