@@ -1,4 +1,4 @@
-"""One game between seats that may fail: built-in strategies on the host, programs in the sandbox (models next).
+"""One game between seats that may fail: built-in strategies on the host, programs in the sandbox, models in a chat.
 
 The engine runs here, on the host. Each turn the seat to move gets only the observation its player may see and
 answers a move, or the outcome that ends its game: a program's timeout, crash, missing `Strategy` or syntax error,
@@ -22,9 +22,10 @@ from puzzles.games import Game, Setup, Strategy
 from puzzles.games import Outcome as GameOutcome
 from puzzles.games._protocol import MAX_TURNS, digest, failed_outcome
 
+from .errors import SandboxError
 from .judge import judge_player
-from .sandbox import PlayerSeat
-from .types import GameLimits, Outcome, Status
+from .sandbox import PlayerSeat, SandboxBackend
+from .types import GameLimits, Outcome, Program, Status
 
 JSON = Any
 
@@ -48,7 +49,8 @@ class Seat(Protocol):
     def begin(self, game: Game, view: dict[str, JSON]) -> Outcome | None:
         """Get ready for a new game (`view`: what `Strategy(setup)` gets); an outcome when the seat cannot play."""
 
-    def move(self, observation: JSON) -> Turn: ...
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Turn:
+        """This turn's answer; `since`: the moves recorded since this seat last moved (none where the game hides moves)."""
 
     def finish(self) -> dict[str, JSON]:
         """The game is over: what the seat kept of it for the record (a program's output excerpts, its CPU)."""
@@ -65,7 +67,7 @@ class BuiltinSeat:
         self.rng = random.Random(f"{view['id']}|seat{self.player}|{self.label}")
         return None
 
-    def move(self, observation: JSON) -> Turn:
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Turn:
         """The strategy's move, untimed: a game between built-in strategies gives the same record every time."""
         return Turn(self.strategy(self.game, observation, self.player, self.rng))
 
@@ -83,7 +85,7 @@ class ProgramSeat:
         program_view = {key: value for key, value in view.items() if key != "id"}
         return judge_player(self.seat.start(program_view, self.budgets), self.budgets)
 
-    def move(self, observation: JSON) -> Turn:
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Turn:
         facts = self.seat.act(observation, self.budgets)
         ended = judge_player(facts, self.budgets)
         return Turn(ended=ended, text=facts.result.get("answer", b""), cpu_s=facts.cpu_s, wall_s=facts.wall_s)
@@ -92,6 +94,22 @@ class ProgramSeat:
         facts = self.seat.end()
         return {"stdout": facts.stdout, "stderr": facts.stderr, "game_cpu_s": facts.game_cpu_s,
                 **({"infra_error": facts.infra_error} if facts.infra_error else {})}
+
+
+class ForfeitSeat:
+    """A player that cannot play at all (a model's reply held no usable program): it loses before its first move."""
+
+    def __init__(self, label: str, ended: Outcome) -> None:
+        self.label, self.ended = label, ended
+
+    def begin(self, game: Game, view: dict[str, JSON]) -> Outcome | None:
+        return self.ended
+
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Turn:
+        raise AssertionError("a forfeit seat never gets to move")
+
+    def finish(self) -> dict[str, JSON]:
+        return {}
 
 
 @dataclass(frozen=True)
@@ -123,6 +141,30 @@ def player_view(game: Game, setup: Setup, player: int) -> dict[str, JSON]:
     """What a seat learns when a game begins (`id` is for host-side seeding only: programs never get it)."""
     return {"id": setup.id, "game": game.name, "level": setup.level, "player": player, "players": game.players,
             "observation": game.observe(setup.state, player)}
+
+
+def play_seated(game: Game, setup: Setup, players: Sequence[Seat | tuple[str, Program]], sandbox: SandboxBackend | None,
+                budgets: GameLimits) -> MatchRecord:
+    """`play_match`, where a (label, program) player plays in a sandbox worker of its own, held for the game.
+
+    Raises:
+        SandboxError: a program player, without a sandbox or with a closed one.
+    """
+    held: list[PlayerSeat] = []
+    try:
+        seats: list[Seat] = []
+        for player in players:
+            if isinstance(player, tuple):
+                if sandbox is None:
+                    raise SandboxError("a program player needs a sandbox, and none was started")
+                held.append(sandbox.reserve(player[1]))
+                seats.append(ProgramSeat(player[0], held[-1], budgets))
+            else:
+                seats.append(player)
+        return play_match(game, setup, seats)
+    finally:
+        for seat in held:
+            seat.release()
 
 
 def play_match(game: Game, setup: Setup, seats: Sequence[Seat]) -> MatchRecord:
@@ -164,12 +206,15 @@ class _GameSoFar:
 
 def _play_turns(game: Game, seats: Sequence[Seat], so_far: _GameSoFar) -> None:
     """Ask the seat to move until the game ends or a seat fails."""
+    last_moved = [0] * len(seats)  # per seat: how many moves were recorded when it last moved
     for _ in range(MAX_TURNS):
         player = game.to_move(so_far.state)
         if player is None:
             return
         observation = game.observe(so_far.state, player)
-        turn = seats[player].move(observation)
+        since = so_far.moves[last_moved[player]:] if game.moves_seen else []  # a hidden move stays hidden
+        last_moved[player] = len(so_far.moves) + 1
+        turn = seats[player].move(observation, since)
         entry: dict[str, JSON] = {"player": player, "observation": digest(observation), "cpu_s": round(turn.cpu_s, 4),
                                   "wall_s": round(turn.wall_s, 4)}
         if turn.ended is not None:

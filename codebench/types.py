@@ -341,6 +341,19 @@ class ExecutionRow:
 
 
 @dataclass(frozen=True)
+class GameRow:
+    """One game played, as the run store reports it: the setup, the players by seat (as rated), the whole record
+    (`codebench.match.MatchRecord.to_json`: moves, statuses, outcome, what each seat kept)."""
+
+    key: str
+    game: str
+    level: int
+    seed: int
+    players: tuple[str, ...]
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class ExecutionDetail:
     """What was recorded of one program (or instruction-mode answer) run on one instance, beyond its verdict."""
 

@@ -1,5 +1,6 @@
-"""The report as one self-contained HTML page: the text report's tables, the figures inline as SVG, and a drill-down to
-every sample (its prompt, replies, reasoning, program or answer, and each instance's execution).
+"""The report as one self-contained HTML page: the text report's tables, the figures inline as SVG, a drill-down to
+every sample (its prompt, replies, reasoning, program or answer, and each instance's execution), and a replay of every
+stored game move by move (the board, what the mover saw, the model's reply or the strategy's move, the verdict).
 
 One file that opens from disk: no server, no external asset, nothing fetched (its Content-Security-Policy forbids it),
 only inline CSS and a small vanilla script. Whatever a model or a program wrote is untrusted: it travels as JSON in a
@@ -29,8 +30,10 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, SampleDetail, Status
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, GameRow, SampleDetail, Status
+from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
+from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
 from .report import (
     COLLAPSE_TITLE,
     LEGEND,
@@ -61,15 +64,18 @@ JUDGED_FIELDS = ("instance", "level", "status", "detail", "execution")
 EXECUTION_FIELDS = ("issues", "first_illegal_step", "steps_applied", "cpu_s", "wall_s", "peak_mib", "stdout", "stderr")
 
 
-def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[str, str]) -> str:
-    """The whole page: `report`'s tables, `figures` (name → SVG markup without prolog) and the drill-down of `samples`."""
+def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[str, str], games: Sequence[GameRow] = ()) -> str:
+    """The whole page: `report`'s tables, `figures` (name → SVG markup without prolog), the drill-down of `samples` and
+    the replays of `games`."""
     body = [f'<header><h1>codebench report</h1><p class="summary">{escape(summary(report.totals))}</p>',
             '<nav><a href="#cells">cells</a> <a href="#thresholds">collapse thresholds</a>'
             + (' <a href="#traces">trajectories</a>' if report.traces else "")
+            + (' <a href="#games">games</a> <a href="#replays">replays</a>' if report.games is not None else "")
             + ' <a href="#plots">plots</a> <a href="#samples">samples</a></nav></header>',
-            _cells(report), _thresholds(report), _traces(report), _figures(figures), SAMPLES_SECTION,
+            _cells(report), _thresholds(report), _traces(report), _games(report), _figures(figures), SAMPLES_SECTION,
+            REPLAYS_SECTION if games else "",
             "<footer><ul>" + "".join(f"<li>{escape(line)}</li>" for line in LEGEND) + "</ul></footer>",
-            f'<script type="application/json" id="codebench-data">{_script_json(_drill_down(samples))}</script>',
+            f'<script type="application/json" id="codebench-data">{_script_json(_drill_down(samples, games))}</script>',
             f"<script>{SCRIPT}</script>"]
     # nothing may be fetched; only this page's script runs; images only inline (the heatmap's raster inside its SVG)
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '{_sha256(SCRIPT)}'"
@@ -114,6 +120,16 @@ def _traces(report: Report) -> str:
             + _html_table(TRACE_HEADER, map(trace_values, report.traces), numeric=range(4, 7)) + "</section>")
 
 
+def _games(report: Report) -> str:
+    if report.games is None:
+        return ""
+    pools = "".join(f"<h3>{escape(pool_title(pool))}</h3>" + _html_table(RATING_HEADER, rating_rows(pool), numeric=range(1, 5))
+                    for pool in report.games.ratings)
+    return (f'<section id="games"><h2>Games</h2><p>{escape(f"{report.games.games} games played. {SCORES_TITLE}.")}</p>'
+            + _html_table(SCORE_HEADER, score_rows(report.games), numeric=range(3, 7))
+            + f"<h3>Ratings</h3><p>{escape(RATINGS_TITLE)}.</p>{pools}</section>")
+
+
 def _figures(figures: dict[str, str]) -> str:
     """The SVGs as drawn by `plots` (its text is XML-escaped by matplotlib); each in a figure named after it."""
     shown = "".join(f'<figure id="plot-{escape(name)}" class="plot">{svg}<figcaption>{escape(name)}</figcaption></figure>'
@@ -139,18 +155,24 @@ class _Strings:
         return None if text is None else self.index.setdefault(text, len(self.index))
 
 
-def _drill_down(details: Sequence[SampleDetail]) -> dict[str, Any]:
-    """Every sample as a row of `SAMPLE_FIELDS`, strings by index into `strings`; the filters' choices beside them."""
+def _drill_down(details: Sequence[SampleDetail], games: Sequence[GameRow] = ()) -> dict[str, Any]:
+    """Every sample as a row of `SAMPLE_FIELDS` and every game as a row of `GAME_FIELDS`, strings by index into
+    `strings`; the filters' choices beside them."""
     strings = _Strings()
     rows = [_sample_row(detail, strings) for detail in details]
+    replays = replay_rows(games, strings, _clip)
     order = {str(s): i for i, s in enumerate(Status)}
     statuses = sorted({j.status for d in details for j in d.judged}, key=lambda s: (order.get(s, len(order)), s))
     choices = {"model": list(dict.fromkeys(d.sample.model for d in details)),
                "mode": list(dict.fromkeys(d.sample.mode for d in details)),
                "puzzle": list(dict.fromkeys(d.sample.puzzle for d in details)),
                "level": sorted({j.level for d in details for j in d.judged}), "status": statuses}
-    return {"fields": {"sample": SAMPLE_FIELDS, "judged": JUDGED_FIELDS, "execution": EXECUTION_FIELDS}, "page": PAGE,
-            "program_titles": PROGRAM_TITLES, "choices": choices, "samples": rows, "strings": list(strings.index)}
+    choices["game"] = list(dict.fromkeys(game.game for game in games))
+    choices["player"] = sorted({player for game in games for player in game.players})
+    return {"fields": {"sample": SAMPLE_FIELDS, "judged": JUDGED_FIELDS, "execution": EXECUTION_FIELDS, "game": GAME_FIELDS,
+                       "turn": TURN_FIELDS},
+            "page": PAGE, "program_titles": PROGRAM_TITLES, "choices": choices, "samples": rows, "games": replays,
+            "strings": list(strings.index)}
 
 
 def _sample_row(detail: SampleDetail, strings: _Strings) -> list[Any]:
@@ -238,6 +260,19 @@ SAMPLES_SECTION = """<section id="samples"><h2>Samples</h2>
 </section>
 <section id="detail" hidden></section>"""
 
+REPLAYS_SECTION = """<section id="replays"><h2>Replays</h2>
+<form id="game-filters" class="filters" autocomplete="off">
+<label>game <select id="filter-game"><option value="">all</option></select></label>
+<label>player <select id="filter-player"><option value="">all</option></select></label>
+</form>
+<p id="game-count" class="muted"></p>
+<table class="samples"><thead><tr><th>game</th><th class="num">level</th><th class="num">seed</th><th>seats</th>
+<th>statuses</th><th>scores</th><th class="num">moves</th></tr></thead><tbody id="game-rows"></tbody></table>
+<p class="pager"><button type="button" id="game-previous">previous</button> <span id="game-page"></span>
+<button type="button" id="game-next">next</button></p>
+</section>
+<section id="replay" hidden></section>"""
+
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1400px;padding:0 1.5rem 3rem;
 color:#1d1d1f;background:#fff}
@@ -251,8 +286,8 @@ figcaption{color:#6b6b6b;font-size:.9rem}
 .filters{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:.5rem 0}.filters label{display:flex;gap:.3rem;align-items:center}
 table.samples tbody tr{cursor:pointer}table.samples tbody tr:hover,table.samples tbody tr:focus{background:#eef4ff}
 .status{margin-right:.5rem;white-space:nowrap}
-#detail{border:1px solid #ccd;border-radius:6px;padding:.5rem 1rem 1rem;margin-top:1.5rem;background:#fbfbfd}
-#detail>button{float:right;margin-top:.8rem}
+#detail,#replay{border:1px solid #ccd;border-radius:6px;padding:.5rem 1rem 1rem;margin-top:1.5rem;background:#fbfbfd}
+#detail>button,#replay>button{float:right;margin-top:.8rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem}dl.facts dt{color:#6b6b6b}dl.facts dd{margin:0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f5f5f7;padding:.5rem;border-radius:4px;max-height:32rem;
 overflow:auto;margin:.2rem 0 .6rem}
@@ -462,5 +497,119 @@ SCRIPT = """
   }
 
   apply();
+
+  // -- replays ---------------------------------------------------------------------------------------------------
+  if (!data.games.length) return;
+  const G = at(data.fields.game), T = at(data.fields.turn);
+  const gameFilters = {game: $("filter-game"), player: $("filter-player")};
+  for (const name in gameFilters) {
+    for (const value of data.choices[name]) gameFilters[name].add(new Option(value, value));
+    gameFilters[name].addEventListener("change", applyGames);
+  }
+  let games = [];
+  let gamePage = 0;
+
+  function applyGames() {
+    const game = gameFilters.game.value, player = gameFilters.player.value;
+    games = [];
+    data.games.forEach((g, i) => {
+      if ((!game || text(g[G.game]) === game) && (!player || g[G.players].some((p) => text(p) === player))) games.push(i);
+    });
+    gamePage = 0;
+    drawGames();
+  }
+
+  function drawGames() {
+    const pages = Math.max(1, Math.ceil(games.length / data.page));
+    $("game-rows").replaceChildren(...games.slice(gamePage * data.page, (gamePage + 1) * data.page).map(gameRow));
+    $("game-count").textContent = `${games.length} of ${data.games.length} games`;
+    $("game-page").textContent = `page ${gamePage + 1} of ${pages}`;
+    $("game-previous").disabled = gamePage === 0;
+    $("game-next").disabled = gamePage >= pages - 1;
+  }
+
+  function gameRow(i) {
+    const g = data.games[i];
+    const row = el("tr");
+    row.dataset.game = String(i);
+    row.tabIndex = 0;
+    const statuses = el("td");
+    g[G.statuses].forEach((status) => statuses.append(statusSpan(text(status), text(status))));
+    row.append(el("td", text(g[G.game])), el("td", g[G.level], "num"), el("td", g[G.seed], "num"),
+               el("td", g[G.seats].map(text).join(" vs ")), statuses, el("td", g[G.scores].join(" : ")),
+               el("td", g[G.turns].length, "num"));
+    return row;
+  }
+
+  function pickGame(event) {
+    const row = event.target.closest("tr[data-game]");
+    if (row) openGame(Number(row.dataset.game));
+  }
+  $("game-rows").addEventListener("click", pickGame);
+  $("game-rows").addEventListener("keydown", (event) => { if (event.key === "Enter") pickGame(event); });
+  $("game-previous").addEventListener("click", () => { gamePage -= 1; drawGames(); });
+  $("game-next").addEventListener("click", () => { gamePage += 1; drawGames(); });
+
+  function openGame(i) {
+    const g = data.games[i];
+    const replay = $("replay");
+    const turns = g[G.turns];
+    const close = el("button", "close");
+    close.type = "button";
+    close.addEventListener("click", () => { replay.hidden = true; });
+    const seats = g[G.seats].map((seat, s) => {
+      const result = g[G.results] ? ` ${g[G.results][s]}` : "";
+      const detail = text(g[G.details][s]);
+      return `seat ${s}: ${text(seat)}: ${text(g[G.statuses][s])}${detail ? " (" + detail + ")" : ""}, score ${g[G.scores][s]}${result}`;
+    });
+    const summaryList = el("ul");
+    seats.forEach((line) => summaryList.append(el("li", line)));
+    const step = el("div", null, "step");
+    const position = el("span");
+    const buttons = ["first", "previous", "next", "last"].map((name) => {
+      const button = el("button", name);
+      button.type = "button";
+      button.dataset.step = name;
+      return button;
+    });
+    const controls = el("p", null, "pager");
+    controls.append(...buttons, " ", position);
+    let current = -1;  // -1: the start position, before any move
+    function drawStep() {
+      position.textContent = current < 0 ? `start (${turns.length} moves)` : `move ${current + 1} of ${turns.length}`;
+      buttons[0].disabled = buttons[1].disabled = current < 0;
+      buttons[2].disabled = buttons[3].disabled = current >= turns.length - 1;
+      if (current < 0) {
+        step.replaceChildren(part("board", "board", el("pre", text(g[G.start]) || "not available: another version of the game")));
+        return;
+      }
+      const t = turns[current];
+      const parts = [el("h3", `seat ${t[T.player]} (${text(g[G.seats][t[T.player]])}) moves`)];
+      if (t[T.observation] !== null) parts.push(part("what it saw", "observation", el("pre", text(t[T.observation]))));
+      t[T.replies].forEach((reply, r) => parts.push(part(t[T.replies].length > 1 ? `reply ${r + 1} of ${t[T.replies].length}`
+                                                          : "reply", "reply", el("pre", text(reply)))));
+      const verdict = el("p");
+      verdict.append(el("strong", "move: "), el("code", text(t[T.move]) || "none"), " ",
+                     statusSpan(text(t[T.verdict]).startsWith("legal") ? "legal" : "rule_violation", text(t[T.verdict])),
+                     el("span", ` cpu ${num(t[T.cpu_s], 3)} s, wall ${num(t[T.wall_s], 3)} s`, "muted"));
+      parts.push(verdict);
+      if (t[T.board] !== null) parts.push(part("board after the move", "board", el("pre", text(t[T.board]))));
+      step.replaceChildren(...parts);
+    }
+    controls.addEventListener("click", (event) => {
+      const name = event.target.dataset && event.target.dataset.step;
+      if (!name) return;
+      current = name === "first" ? -1 : name === "last" ? turns.length - 1
+        : name === "previous" ? Math.max(-1, current - 1) : Math.min(turns.length - 1, current + 1);
+      drawStep();
+    });
+    const title = [text(g[G.game]), `level ${g[G.level]}`, `seed ${g[G.seed]}`].join(" · ");
+    replay.replaceChildren(close, el("h2", title), summaryList, controls, step);
+    drawStep();
+    replay.hidden = false;
+    replay.scrollIntoView();
+  }
+
+  applyGames();
 })();
 """

@@ -16,7 +16,18 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, Status
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, GameRow, Status
+from .games import (
+    RATING_HEADER,
+    RATINGS_TITLE,
+    SCORE_HEADER,
+    SCORES_TITLE,
+    GamesReport,
+    build_games_report,
+    pool_title,
+    rating_rows,
+    score_rows,
+)
 from .metrics import (
     CellMetrics,
     CollapseThreshold,
@@ -55,17 +66,19 @@ class Report:
     thresholds: tuple[CollapseThreshold, ...]
     totals: Totals
     traces: tuple[TraceGrade, ...] = ()  # shown only when a run has graded trajectories (not in csv: one row per cell)
+    games: GamesReport | None = None  # shown only when a run played games
 
 
-def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0) -> Report:
-    """Cells, collapse thresholds and totals of one set of rows."""
+def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
+                 games: Sequence[GameRow] = ()) -> Report:
+    """Cells, collapse thresholds and totals of one set of rows, and the games section of the stored games."""
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
     executions = sum(counted.values())
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER))
     return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
-                  tuple(trace_grades(rows)))
+                  tuple(trace_grades(rows)), build_games_report(games, seed=seed) if games else None)
 
 
 def render_report(report: Report, fmt: str) -> str:
@@ -139,6 +152,12 @@ def _table(report: Report) -> str:
         lines += ["", COLLAPSE_TITLE, *align_columns(rows, numeric=range(3, 4))]
     if report.traces:
         lines += ["", TRACE_TITLE, *align_columns([TRACE_HEADER, *map(trace_values, report.traces)], numeric=range(4, 7))]
+    if report.games is not None:
+        lines += ["", f"games: {report.games.games} played", SCORES_TITLE,
+                  *align_columns([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7))]
+        lines += ["", RATINGS_TITLE]
+        for pool in report.games.ratings:
+            lines += ["", pool_title(pool), *align_columns([RATING_HEADER, *rating_rows(pool)], numeric=range(1, 5))]
     lines += ["", *LEGEND]
     return "\n".join(lines) + "\n"
 
@@ -163,6 +182,12 @@ def _markdown(report: Report) -> str:
     if report.traces:
         lines += ["", "## How far failing trajectories got", "", TRACE_TITLE + ".", ""]
         lines += _md_table(TRACE_HEADER, [trace_values(t) for t in report.traces])
+    if report.games is not None:
+        lines += ["", "## Games", "", f"{report.games.games} games played. {SCORES_TITLE}.", ""]
+        lines += _md_table(SCORE_HEADER, score_rows(report.games))
+        lines += ["", "## Ratings", "", RATINGS_TITLE + "."]
+        for pool in report.games.ratings:
+            lines += ["", f"### {pool_title(pool)}", "", *_md_table(RATING_HEADER, rating_rows(pool))]
     lines += ["", *(f"- {line}" for line in LEGEND)]
     return "\n".join(lines) + "\n"
 
@@ -196,6 +221,18 @@ def _csv(report: Report) -> str:
                          _number(c.legal_rate), *(_number(c.pass_at.get(k)) for k in report.ks), _number(c.oracle_best_of_n),
                          _number(c.best_sample_mean), *(counts.get(s, 0) for s in statuses),
                          *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
+    if report.games is not None:  # a second table, after one empty line: one row per game × level × player
+        writer.writerow([])
+        writer.writerow(["game", "level", "player", "games", "raw_mean", "normalized", "pool_normalized", "wins", "draws",
+                         "losses", "bt_rating", "bt_low", "bt_high", "elo_puzzleplex", "tokens_per_game"])
+        pools = {pool.game: {rating.player: rating for rating in pool.ratings} for pool in report.games.ratings}
+        elo = {pool.game: pool.elo for pool in report.games.ratings}
+        for score in report.games.scores:
+            rating = pools.get(score.game, {}).get(score.player)
+            writer.writerow([score.game, score.level, score.player, score.games, _number(score.raw), _number(score.normalized),
+                             _number(score.pool_normalized), score.wins, score.draws, score.losses,
+                             *(_number(getattr(rating, f, None)) for f in ("rating", "low", "high")),
+                             _number(elo.get(score.game, {}).get(score.player)), _number(score.tokens)])
     return out.getvalue()
 
 

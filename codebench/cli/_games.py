@@ -18,10 +18,10 @@ from puzzles.games import GAMES, Game, Setup, get_game
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
 from ..keys import program_key
-from ..match import BuiltinSeat, MatchRecord, ProgramSeat, Seat, play_match
+from ..match import BuiltinSeat, MatchRecord, play_match, play_seated
 from ..records import check_output, open_output, read_text
 from ..run.spec import limits_from
-from ..sandbox import BACKENDS, PlayerSeat, SandboxBackend, open_sandbox
+from ..sandbox import BACKENDS, open_sandbox
 from ..types import MAX_CPU_S, GameLimits, Program, Status, harmless
 from ._interrupt import interruptible
 
@@ -66,7 +66,9 @@ def play(
         budgets = _budgets(game_cpu, move_cpu)
         with interruptible("the game was not finished; nothing was written"), \
                 open_sandbox(backend, limits_from(move_cpu, memory), len(names)) as sandbox:
-            record = _play_with_programs(game, setup, names, programs, sandbox, budgets)
+            players = [(player, Program(program_key(programs[player]), programs[player], "Strategy")) if player in programs
+                       else BuiltinSeat(player, game.strategies[player]) for player in names]
+            record = play_seated(game, setup, players, sandbox, budgets)
         if record.void:
             raise SandboxUnavailableError("the sandbox failed during the game (sandbox_error): check it with "
                                           "codebench sandbox doctor, then play again")
@@ -90,24 +92,6 @@ def _budgets(game_cpu: float, move_cpu: float) -> GameLimits:
         if not 0 < value <= MAX_CPU_S * 10:  # NaN fails too
             raise ConfigError(f"{option} {value!r}: give a positive number of CPU seconds, at most {MAX_CPU_S * 10:g}")
     return GameLimits(game_cpu_s=game_cpu, move_cpu_s=move_cpu)
-
-
-def _play_with_programs(game: Game, setup: Setup, names: list[str], programs: dict[str, str], sandbox: SandboxBackend,
-                        budgets: GameLimits) -> MatchRecord:
-    """The game with each program seat in a sandbox worker of its own, held for the game."""
-    held: list[PlayerSeat] = []
-    try:
-        seats: list[Seat] = []
-        for player in names:
-            if player in programs:
-                held.append(sandbox.reserve(Program(program_key(programs[player]), programs[player], "Strategy")))
-                seats.append(ProgramSeat(player, held[-1], budgets))
-            else:
-                seats.append(BuiltinSeat(player, game.strategies[player]))
-        return play_match(game, setup, seats)
-    finally:
-        for seat in held:
-            seat.release()
 
 
 def _pictured(game: Game) -> bool:

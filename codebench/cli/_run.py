@@ -45,7 +45,19 @@ def run(
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint URL.")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the API key.")] = None,
     preset: Annotated[Optional[str], typer.Option(help="openai, vllm, ollama, llamacpp or mock: default URL and key.")] = None,
-    puzzles: Annotated[Optional[str], typer.Option(help="Comma-separated puzzle names (default: all nine).")] = None,
+    puzzles: Annotated[Optional[str], typer.Option(help="Comma-separated puzzle names (default: all nine, or none with "
+                                                       "--games).")] = None,
+    games: Annotated[Optional[str], typer.Option(help="Comma-separated game names, or all: PuzzlePlex's games, played "
+                                                     "in both seats against --opponents.")] = None,
+    opponents: Annotated[Optional[str], typer.Option(help="Whom a model meets in two-player games: ref, random, models "
+                                                         "(each other), comma-separated (default: all three).")] = None,
+    history: Annotated[Optional[bool], typer.Option("--history/--no-history", help="Instruction-mode games: send the whole "
+                                                    "conversation each turn (default), or only the rules and this turn.")] = None,
+    legal_hint: Annotated[Optional[bool], typer.Option("--legal-hint", help="Instruction-mode games: list the legal moves "
+                                                       "each turn.")] = None,
+    game_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds a strategy may spend over a game "
+                                                      "(default 300, PuzzlePlex's).")] = None,
+    move_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds per move (default 10).")] = None,
     levels: Annotated[Optional[str], typer.Option(help="Levels, e.g. 1-6.")] = None,
     instances_per_level: Annotated[Optional[int], typer.Option(help="Instances per level.")] = None,
     samples: Annotated[Optional[int], typer.Option(help="Programs drawn per model and puzzle (n of pass@k).")] = None,
@@ -78,7 +90,9 @@ def run(
                "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
                "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
                "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
-               "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None}
+               "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None,
+               "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
+               "move_cpu": move_cpu}
     spec = spec_from_options(options, load_config(config))
     endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
     plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
@@ -141,6 +155,7 @@ class RunDisplay:
                              TextColumn("{task.fields[note]}"), TimeElapsedColumn())
         self.samples = self.bars.add_task("samples", total=None, note="")
         self.executions = self.bars.add_task("executions", total=None, note="")
+        self.games = self.bars.add_task("games", total=None, note="", visible=tracker.games_total > 0)
 
     def render(self) -> Group:
         t = self.tracker
@@ -148,6 +163,8 @@ class RunDisplay:
                          note=f"{t.samples_cached} stored, {t.tokens} tokens")
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
                          note=f"{t.executions_cached} stored")
+        self.bars.update(self.games, total=t.games_total or None, completed=t.games_done, note=f"{t.games_cached} stored",
+                         visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
         return Group(self.bars, Text(mix or "no results yet", style="dim"))
 
@@ -160,7 +177,8 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    report = build_report(_joined_rows(stores), ks)
+    games = [row for store in stores for row in store.game_rows()]
+    report = build_report(_joined_rows(stores), ks, games=games)
     inputs = [store.path for store in stores]
     if fmt is not None:
         text = render_report(report, fmt)
@@ -182,7 +200,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
         from ..analysis.html import render_html
         from ..analysis.plots import figure_svgs
 
-        page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report))
+        page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report), games)
         with open_output(html, inputs) as out:
             out.write(page)
         status.print(f"html report written: {html}", highlight=False, markup=False)

@@ -11,7 +11,13 @@ Instruction mode (the prompt says `codebench-mode: instruction` and shows the in
 `timeout` with a reply cut off inside its JSON block (finish reason `length`); `crash` with JSON of the wrong
 shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded;
 `reasoning` with the right answer and its thinking in a separate `reasoning_content` field, as reasoning models send.
-Imports the standard library, `puzzles`, the oracles and the shared types only.
+
+Games (the line names one of `puzzles.games`) are answered by `mock_games`, with the same behaviours: in code mode
+`oracle` (and `slow`, `format_retry`, `reasoning`) writes a self-contained program whose `Strategy` plays the game's
+`ref` strategy, the others a Strategy that moves illegally, does not parse, never returns, raises, or no program. In
+instruction mode (the opening says `codebench-seat: N`; each turn shows the observation) they answer the `ref` move
+of the last turn shown, or fail as above; `format_retry` answers once the last user message is the move reminder.
+Imports the standard library, `puzzles`, the oracles, `mock_games` and the shared types only.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ import re
 from typing import Any, NamedTuple
 
 from puzzles import get_puzzle
+from puzzles.games import game_names
 
 from ..oracles import ORACLES, oracle_source
 from ..types import Status
+from . import mock_games
 
 # `syntax_error`, `timeout` and `no_code` are named after the status their replies end in
 SYNTAX_ERROR, TIMEOUT, NO_CODE_REPLY = Status.SYNTAX_ERROR.value, Status.TIMEOUT.value, Status.NO_CODE.value
@@ -63,15 +71,19 @@ class MockReply(NamedTuple):
     reasoning: str | None = None  # sent as the message's `reasoning_content`
 
 
-def reply(behavior: str, prompt: str, reminded: bool) -> MockReply:
+def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = None) -> MockReply:
     """What a model of this behaviour says to `prompt`; `reminded`: the conversation already holds a reply and a
-    follow-up (an instruction-mode format retry). `mixed` excluded.
+    follow-up (an instruction-mode format retry); `last_user`: the text of its last user message, which tells a game's
+    format retry (its conversation holds earlier turns' replies) from a new turn. `mixed` excluded.
 
     Raises:
-        ValueError: a behaviour that answers a puzzle, without a known one named in the prompt (or its instance).
+        ValueError: a behaviour that answers a puzzle, without a known one named in the prompt (or its instance); a
+            game's instruction-mode prompt without its seat or an observation.
     """
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
+    if puzzle in game_names() and INSTRUCTION.search(prompt) is not None:
+        return MockReply(*mock_games.turn_reply(behavior, str(puzzle), prompt, last_user))
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.search(prompt)
@@ -107,9 +119,13 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
 def reply_text(behavior: str, puzzle: str | None) -> str:
     """What a model of this behaviour says to a code-mode prompt (`mixed` excluded: it picks one per request).
 
+    A game's prompt gets `mock_games`' answer.
+
     Raises:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
+    if puzzle in game_names():
+        return mock_games.code_reply(behavior, str(puzzle))
     behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
     if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
         raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")

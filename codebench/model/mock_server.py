@@ -137,8 +137,9 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
     if behavior == "mixed":
         behavior = mixed_choice(config.seed, request.get("seed"), messages)
     reminded = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
+    last_user = next((_text(m.get("content")) for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
     try:
-        said = reply(behavior, prompt, reminded)
+        said = reply(behavior, prompt, reminded, last_user)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
     effort = request.get("reasoning_effort")

@@ -5,11 +5,11 @@ in its reasoning (`<think>…</think>`):
 
 1. the whole reply is a JSON object with a string "code" field;
 2. the last fenced block (``` or ~~~, any tag but json; a fence never closed runs to the end) that
-   defines `def <entry>(`;
+   defines `def <entry>(` (or, for a game's strategy, `class <entry>`);
 3. a fenced ```json block (or an untagged one) holding an object with a "code" field;
 4. the largest Python-looking fenced block (tagged python/py, or untagged with Python statements);
 5. bare code: the whole reply, if it parses as Python defining the entry, or starts like a program
-   and contains `def <entry>(`.
+   and contains `def <entry>(` (or `class <entry>`).
 
 Imports the standard library and the shared types only.
 """
@@ -121,7 +121,7 @@ def _find(text: str, entry: str) -> tuple[str, str] | None:
     if whole is not None:
         return whole, 'the "code" field of the JSON reply'
     blocks = _blocks(text)
-    defines = re.compile(rf"^[ \t]*(async[ \t]+)?def[ \t]+{re.escape(entry)}[ \t]*\(", re.MULTILINE)
+    defines = re.compile(rf"^[ \t]*((async[ \t]+)?def|class)[ \t]+{re.escape(entry)}[ \t]*[(:]", re.MULTILINE)
 
     def described(block: _Block) -> str:
         state = "" if block.closed else ", never closed"
@@ -167,7 +167,7 @@ def _is_bare_program(text: str, entry: str, defines: re.Pattern[str]) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         first = next((line for line in source.splitlines() if line.strip()), "")
         return bool(CODE_LINE.match(first) or first.lstrip().startswith(("#", '"""', "'''"))) and bool(defines.search(source))
-    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry for node in tree.body) or any(
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == entry for node in tree.body) or any(
         isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry for t in node.targets) for node in tree.body
     )
 

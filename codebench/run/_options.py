@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..sandbox import MAX_WORKERS
-from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
 from .spec import MAX_COUNT, MAX_SEED, ModelSpec, RunSpec
 
 STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
@@ -28,10 +28,11 @@ class ModelOption(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = None
     request: dict[str, Any] = Field(default_factory=dict)
+    images: bool = True  # False: a text-only model (an M variant's board picture is not sent)
 
     def spec(self) -> ModelSpec:
         return ModelSpec(self.name.strip(), (self.label or self.name).strip(), self.preset, self.base_url, self.api_key_env,
-                         self.request)
+                         self.request, self.images)
 
 
 class RunOptions(BaseModel):
@@ -62,6 +63,12 @@ class RunOptions(BaseModel):
     executor: str = RunSpec.executor
     ray_address: str | None = None
     format_retries: int = Field(RunSpec.format_retries, ge=0, le=20)
+    games: str | list[str] | None = None  # None: no game; "all": every game
+    opponents: str | list[str] = Field(default_factory=lambda: list(RunSpec.opponents))
+    history: bool = RunSpec.history
+    legal_hint: bool = RunSpec.legal_hint
+    game_cpu: float = Field(GameLimits.game_cpu_s, gt=0, le=10 * MAX_CPU_S)
+    move_cpu: float = Field(GameLimits.move_cpu_s, gt=0, le=MAX_CPU_S)
     out: str = str(RunSpec.out)
 
     @field_validator("models", mode="before")
@@ -79,10 +86,28 @@ class RunOptions(BaseModel):
         return tuple(ModelSpec(name.strip()) for name in names if name.strip())
 
     def puzzle_names(self) -> tuple[str, ...]:
+        """The puzzles named; by default all nine, or none when the run names games."""
         if self.puzzles is None:
-            return RunSpec.puzzles
-        names = self.puzzles.split(",") if isinstance(self.puzzles, str) else self.puzzles
-        return tuple(name.strip() for name in names)
+            return () if self.games else RunSpec.puzzles
+        return _names(self.puzzles)
+
+    def game_names(self) -> tuple[str, ...]:
+        if self.games is None:
+            return ()
+        if self.games == "all" or self.games == ["all"]:
+            from puzzles.games import game_names
+
+            return tuple(game_names())
+        return _names(self.games)
+
+    def opponent_names(self) -> tuple[str, ...]:
+        return _names(self.opponents)
+
+
+def _names(given: str | list[str]) -> tuple[str, ...]:
+    """A comma-separated flag or a config list, as names (duplicates dropped, order kept)."""
+    names = given.split(",") if isinstance(given, str) else given
+    return tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
 
 
 def first_problem(exc: ValueError) -> str:

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import puzzles
+from puzzles.games import get_game
 
 from .. import __version__
 from ..errors import SandboxError
 from ..modes import Bench, ChatModel, Execution, Judge, get_mode
 from ..sandbox import SandboxBackend
 from ..types import INFRASTRUCTURE_STATUSES, Batch, Facts, Limits, Outcome, Program, Result, Sample, SampleJob, Status, Task
+from .matches import Table, planned
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan
@@ -41,6 +43,9 @@ class Tracker:
     executions_done: int = 0
     executions_cached: int = 0
     tokens: int = 0
+    games_total: int = 0
+    games_done: int = 0
+    games_cached: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
 
     def count(self, **changes: int) -> None:
@@ -59,9 +64,11 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
     stored = StoredPlan(plan.base_urls, spec.limits,
                         tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
                               for job in plan.samples),
-                        {name: tuple(record.id for record in records) for name, records in plan.instances.items()})
+                        {name: tuple(record.id for record in records) for name, records in plan.instances.items()},
+                        tuple(planned(job) for job in plan.matches))
     versions = {"codebench": __version__, "python": platform.python_version(),
-                "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances}}
+                "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances},
+                "games": {name: get_game(name).version for name in spec.games}}
     records = [(record, scalar_lambda(record)) for records in plan.instances.values() for record in records]
     store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions})
 
@@ -74,9 +81,15 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
         SandboxError: the sandbox stopped taking programs.
     """
-    tracker.samples_total, tracker.executions_total = len(plan.samples), plan.executions
+    tracker.samples_total, tracker.executions_total, tracker.games_total = len(plan.samples), plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in plan.samples)
+
+    def played(cached: bool) -> None:
+        tracker.count(games_done=1, games_cached=int(cached))
+
+    threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
+    table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played) if plan.matches else None
 
     async def one(job: SampleJob) -> None:
         mode, client = get_mode(job.mode, spec.format_retries), clients[job.model]
@@ -90,15 +103,21 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
                             reply.retried_replies)
             store.add_sample(sample)
             tracker.count(samples_done=1, tokens=reply.completion.completion_tokens or 0)
+        if table is not None and not job.instances:  # a game's strategy: its matches may start
+            table.program(sample)
         await mode.judge(job, sample, bench)
 
     writer = asyncio.ensure_future(bench.write())
     tasks = [asyncio.ensure_future(one(job)) for job in plan.samples]
+    if table is not None:
+        tasks.append(asyncio.ensure_future(table.play_all(plan.matches)))
     try:
         await asyncio.gather(*tasks)
     finally:  # done, or one failed (a refused endpoint): stop the others, keep what is stored
         for task in [*tasks, writer]:
             task.cancel()
+        if table is not None:
+            table.close()
 
 
 @dataclass(frozen=True)
@@ -205,5 +224,10 @@ class _Bench(Bench):
 def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
     """What --dry-run prints: requests and executions, and how many are already stored (none without a store)."""
     stored = store.answered(job.key for job in plan.samples) if store is not None else set()
+    games = store.matches_played(job.key for job in plan.matches) if store is not None and plan.matches else set()
+    per_game: dict[str, int] = {}
+    for job in plan.matches:
+        per_game[job.game] = per_game.get(job.game, 0) + 1
     return {"requests": len(plan.samples), "requests_stored": len(stored),
-            "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()}}
+            "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()},
+            **({"games": per_game, "games_stored": len(games)} if plan.matches else {})}

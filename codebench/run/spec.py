@@ -17,9 +17,10 @@ from ..errors import ConfigError, InputError
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
 from ..sandbox import BACKENDS, EXECUTORS
-from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, Limits
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
+OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player game: PuzzlePlex's baselines, each other
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
 SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
@@ -41,6 +42,7 @@ class ModelSpec:
     base_url: str | None = None
     api_key_env: str | None = None
     request: dict[str, Any] = field(default_factory=dict)
+    images: bool = True  # False: the model takes text only (an M variant's board picture is not sent)
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -56,7 +58,8 @@ class RunSpec:
     """Everything that decides a run's results (and so its keys), plus where and how fast to run it.
 
     `models` may be given as bare names; they become `ModelSpec`s with the run's top-level `request` merged in.
-    `params` maps a puzzle to presentation parameters (rubik's `reveal_scramble`), in both modes.
+    `params` maps a puzzle to presentation parameters (rubik's `reveal_scramble`), in both modes. `games` are PuzzlePlex's
+    games, played at `levels` ∩ each game's own levels, `instances_per_level` seeds each, against `opponents`.
     """
 
     models: tuple[ModelSpec | str, ...]
@@ -80,6 +83,11 @@ class RunSpec:
     format_retries: int = FORMAT_RETRIES  # instruction mode: corrective follow-ups when nothing parseable came back
     request: dict[str, Any] = field(default_factory=dict)
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    games: tuple[str, ...] = ()
+    opponents: tuple[str, ...] = OPPONENTS
+    history: bool = True  # instruction-mode games: the whole conversation each turn (False: PuzzlePlex's ablation)
+    legal_hint: bool = False  # instruction-mode games: list the legal moves each turn
+    game_limits: GameLimits = field(default_factory=GameLimits)
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
@@ -112,6 +120,31 @@ class RunSpec:
         outside = sorted(set(self.levels) - set(puzzles.LEVELS))
         if outside or not self.levels:
             raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
+        self._check_games()
+
+    def _check_games(self) -> None:
+        from puzzles.games import get_game
+
+        if not self.puzzles and not self.games:
+            raise ConfigError("nothing to run: give --puzzles, --games, or both")
+        for name in self.games:
+            game = get_game(name)  # raises UnknownPuzzleError with the known names
+            if not set(self.levels) & set(game.levels):
+                raise ConfigError(f"--levels {','.join(map(str, self.levels))}: the game {name} has levels "
+                                  f"{min(game.levels)}-{max(game.levels)}; include one of them")
+        unknown = sorted(set(self.opponents) - set(OPPONENTS))
+        if unknown or not self.opponents:
+            raise ConfigError(f"--opponents: {unknown[0] if unknown else 'none'!r}; choose from {', '.join(OPPONENTS)}, "
+                              "comma-separated")
+        if "code" in self.modes and self.games and self.executor == "ray":
+            raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
+                              "cannot: run games with --executor local")
+
+    def game_levels(self, name: str) -> tuple[int, ...]:
+        """The run's levels that the game has."""
+        from puzzles.games import get_game
+
+        return tuple(level for level in self.levels if level in get_game(name).levels)
 
     @property
     def model_specs(self) -> tuple[ModelSpec, ...]:
@@ -245,6 +278,10 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
+    try:
+        game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)
+    except ValueError as exc:
+        raise ConfigError(f"--game-cpu {checked.game_cpu:g} / --move-cpu {checked.move_cpu:g}: {exc}") from None
     return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
                    preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
                    instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
@@ -252,4 +289,5 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
                    executor=checked.executor, ray_address=checked.ray_address,
                    format_retries=checked.format_retries, request=checked.request, params=checked.params,
-                   out=Path(checked.out))
+                   games=checked.game_names(), opponents=checked.opponent_names(), history=checked.history,
+                   legal_hint=checked.legal_hint, game_limits=game_limits, out=Path(checked.out))

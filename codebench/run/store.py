@@ -2,9 +2,10 @@
 
 Typed in and out: records, samples, outcomes and plans go in, samples, statuses and report rows come
 out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
-finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns) and
-2 (a mode and an optional instance per sample, format retries, the plan as tables). Writers migrate
-older files in place; readers never write: they migrate a copy in memory.
+finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns),
+2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
+progress), 4 (the replies that needed a format retry) and 5 (games: every match's record, and the planned matches).
+Writers migrate older files in place; readers never write: they migrate a copy in memory.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..types import (
     Completion,
     ExecutionDetail,
     ExecutionRow,
+    GameRow,
     Judgement,
     Limits,
     Outcome,
@@ -38,11 +40,18 @@ from ..types import (
     Status,
 )
 
-SCHEMA_VERSION = 4
-TABLES = {1: {"meta", "instances", "samples", "programs", "executions"},
-          2: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"},
-          3: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"},
-          4: {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}}
+SCHEMA_VERSION = 5
+_PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
+TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
+          5: _PLANNED | {"matches", "plan_matches"}}
+MATCH_TABLES = """
+CREATE TABLE matches (
+    key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
+    record TEXT NOT NULL, void INTEGER NOT NULL, created REAL NOT NULL);
+CREATE TABLE plan_matches (
+    position INTEGER PRIMARY KEY, key TEXT NOT NULL, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL,
+    players TEXT NOT NULL);
+"""
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -64,7 +73,7 @@ CREATE TABLE plan_samples (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
     instance_id TEXT, sample INTEGER NOT NULL);
 CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
-"""
+""" + MATCH_TABLES
 MIGRATE_1_TO_2 = """
 ALTER TABLE samples RENAME COLUMN extract_status TO read_status;
 ALTER TABLE samples RENAME COLUMN extract_detail TO read_detail;
@@ -102,13 +111,25 @@ class PlannedSample:
 
 
 @dataclass(frozen=True)
+class PlannedMatch:
+    """One game of the plan: its setup and the players of its seats, as ratings name them."""
+
+    key: str
+    game: str
+    level: int
+    seed: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class StoredPlan:
-    """What the report must join: the requests, the instances of each puzzle, and the limits of the executions."""
+    """What the report must join: the requests, the instances of each puzzle, the limits of the executions, the games."""
 
     base_urls: dict[str, str]  # model -> its endpoint (provenance)
     limits: Limits
     samples: tuple[PlannedSample, ...]
     instances: dict[str, tuple[str, ...]]  # puzzle -> instance ids, in plan order
+    matches: tuple[PlannedMatch, ...] = ()
 
     def judged_on(self, planned: PlannedSample) -> tuple[str, ...]:
         """The instances a planned sample is judged on: its own (instruction mode), else every one of its puzzle."""
@@ -220,7 +241,10 @@ class Store:
         try:
             # schemas 1-3 kept one URL for the whole run
             base_urls = run["base_urls"] if "base_urls" in run else {s.model: run["base_url"] for s in samples}
-            return StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()})
+            matches = tuple(PlannedMatch(key, game, level, seed, tuple(json.loads(players))) for key, game, level, seed, players
+                            in self._read("SELECT key, game, level, seed, players FROM plan_matches ORDER BY position"))
+            return StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()},
+                              matches)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
 
@@ -275,6 +299,33 @@ class Store:
     def executed(self, keys: Iterable[str]) -> dict[str, str]:
         """{execution key: status} for the keys already stored."""
         return dict(self._in("SELECT key, status FROM executions WHERE key IN ({})", list(keys)))
+
+    def add_match(self, planned: PlannedMatch, record: dict[str, Any], void: bool) -> None:
+        """Store (or replace) one game's whole record; a void one (the sandbox or the endpoint failed) is played again."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (planned.key, planned.game, planned.level, planned.seed, json.dumps(list(planned.players)),
+                        json.dumps(record, sort_keys=True), int(void), time.time()))
+
+    def matches_played(self, keys: Iterable[str]) -> set[str]:
+        """The keys among `keys` of games stored with a result (not void)."""
+        return {key for (key,) in self._in("SELECT key FROM matches WHERE void = 0 AND key IN ({})", list(keys))}
+
+    def game_rows(self) -> list[GameRow]:
+        """Every planned game stored with a result, in plan order: what the report's games section reads.
+
+        Raises:
+            StoreError: a stored record is not what codebench writes.
+        """
+        plan = self.plan()
+        if plan is None or not plan.matches:
+            return []
+        try:
+            records = {key: json.loads(record) for key, record in self._read("SELECT key, record FROM matches WHERE void = 0")}
+            return [GameRow(planned.key, planned.game, planned.level, planned.seed, planned.players, records[planned.key])
+                    for planned in plan.matches if planned.key in records]
+        except (TypeError, ValueError) as exc:
+            raise self._damaged(f"a game record is not JSON ({exc})") from None
 
     def _in(self, sql: str, keys: list[str]) -> Iterator[tuple[Any, ...]]:
         for start in range(0, len(keys), CHUNK):
@@ -424,13 +475,17 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
     """Bring a database of an earlier version to the current schema, in one transaction."""
     db.execute("BEGIN IMMEDIATE")
     try:
+        for statement in MATCH_TABLES.split(";"):  # games: none played before
+            if statement.strip():
+                db.execute(statement)
         if version < 2:
             _migrate_1_to_2(db)
         if version < 3:
             for statement in MIGRATE_2_TO_3.split(";"):  # reasoning, and how far a trajectory got: unknown before
                 if statement.strip():
                     db.execute(statement)
-        db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
+        if version < 4:
+            db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")
@@ -457,6 +512,9 @@ def _migrate_1_to_2(db: sqlite3.Connection) -> None:
 def _write_plan(db: sqlite3.Connection, plan: StoredPlan) -> None:
     db.execute("DELETE FROM plan_samples")
     db.execute("DELETE FROM plan_instances")
+    db.execute("DELETE FROM plan_matches")
+    db.executemany("INSERT INTO plan_matches VALUES (?, ?, ?, ?, ?, ?)",
+                   [(i, m.key, m.game, m.level, m.seed, json.dumps(list(m.players))) for i, m in enumerate(plan.matches)])
     db.executemany("INSERT INTO plan_samples VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [(i, s.key, s.model, s.mode, s.puzzle, s.instance_id, s.sample) for i, s in enumerate(plan.samples)])
     db.executemany("INSERT INTO plan_instances VALUES (?, ?, ?)",

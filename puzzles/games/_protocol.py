@@ -72,6 +72,8 @@ class Game(ABC):
     players: ClassVar[int]  # 1 or 2; seat 0 moves first
     levels: ClassVar[Mapping[int, Mapping[str, object]]]  # 1 = PuzzlePlex's easy, 2 = normal, 3+ harder
     higher_is_better: ClassVar[bool] = True  # single-player score direction (ExclusivityProbes counts probes)
+    moves_seen: ClassVar[bool] = True  # False: a move is hidden from the opponent until the observation reveals it
+    reference: ClassVar[str | float | None] = None  # one player: the best score, or the setup's meta field that knows it
     move_schema: ClassVar[dict[str, JSON]]
 
     # -- setup ----------------------------------------------------------------------------------------------------
@@ -160,6 +162,12 @@ class Game(ABC):
     @abstractmethod
     def outcome(self, state: State) -> Outcome:
         """The outcome of a finished game (by its rules; a failed move is `play`'s to score)."""
+
+    def reference_score(self, setup: Setup) -> float | None:
+        """The absolute reference a one-player score is normalized by: the best score there is or is known (the
+        fewest probes where lower is better); None for two-player games, whose scores are already 1, ½ or 0."""
+        value = setup.meta.get(self.reference) if isinstance(self.reference, str) else self.reference
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def failure_score(self, state: State) -> float:
         """A one-player game's score when its player made an illegal move: the worst there is (0 where higher is better)."""

@@ -46,6 +46,7 @@ ACTIONS = ("compete", "give up")
 
 class BeatOrBombSto(Game):
     name: ClassVar[str] = "beatorbombsto"
+    moves_seen = False  # each round's choices are simultaneous: the first is hidden until the round resolves
     title: ClassVar[str] = "BeatOrBombSto"
     players: ClassVar[int] = 2
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"cards": (5, 8)}, 2: {"cards": (9, 11)}}

@@ -36,6 +36,7 @@ JSON = Any
 
 class CountMaximalCocktails(SinglePass):
     name: ClassVar[str] = "countmaximalcocktails"
+    reference = 1.0  # right or not
     title: ClassVar[str] = "CountMaximalCocktails"
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"drugs": (3, 10), "answer": "count"}, 2: {"drugs": (3, 10), "answer": "list"},
                                                       3: {"drugs": (11, 16), "answer": "list"}, 4: {"drugs": (17, 24), "answer": "list"}}

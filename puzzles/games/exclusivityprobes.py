@@ -48,6 +48,7 @@ JSON = Any
 
 class ExclusivityProbes(Game):
     name: ClassVar[str] = "exclusivityprobes"
+    reference = "clairvoyant_probes"
     title: ClassVar[str] = "ExclusivityProbes"
     players: ClassVar[int] = 1
     higher_is_better: ClassVar[bool] = False

@@ -40,6 +40,7 @@ JSON = Any
 
 class MaxTarget(Game):
     name: ClassVar[str] = "maxtarget"
+    reference = "clairvoyant_score"
     title: ClassVar[str] = "MaxTarget"
     players: ClassVar[int] = 1
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"bags": (3, 7)}, 2: {"bags": (8, 12)}, 3: {"bags": (13, 15)}}

@@ -54,6 +54,7 @@ FIELDS = ("avenue", "street", "desired_time", "value", "begin_hour", "end_hour")
 
 class OptimalTouring(SinglePass):
     name: ClassVar[str] = "optimaltouring"
+    reference = "best_known"  # the optimum where it is proven
     title: ClassVar[str] = "OptimalTouring"
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"sites": 20}, 2: {"sites": 40}, 3: {"sites": 60}}
     move_schema: ClassVar[dict[str, JSON]] = {

@@ -42,6 +42,7 @@ Interval = tuple[int, int]  # what a past request says of its box: lo ≤ conten
 
 class RubyRisks(Game):
     name: ClassVar[str] = "rubyrisks"
+    reference = "clairvoyant_score"
     title: ClassVar[str] = "RubyRisks"
     players: ClassVar[int] = 1
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"boxes": (3, 7), "rubies": (30, 70)}, 2: {"boxes": (8, 12), "rubies": (80, 120)},

@@ -42,6 +42,7 @@ MAX_OPERATIONS = 1000  # far above the H − 1 an answer ever needs
 
 class TidyTower(SinglePass):
     name: ClassVar[str] = "tidytower"
+    reference = 1.0  # tidy or not
     title: ClassVar[str] = "TidyTower"
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"cubes": 6}, 2: {"cubes": 10}, 3: {"cubes": (14, 18)},
                                                       4: {"cubes": (24, 32)}}

@@ -63,7 +63,7 @@ def test_a_version_1_run_reports_as_codebench_0_1_did_and_is_not_touched(capsys:
     assert snapshot(V1) == before  # no -wal, no -shm, no migration: readers never write
 
 
-ADDED_SINCE_0_1 = ("traces",)  # report sections added later; empty for a 0.1 run, whose executions kept no trajectory
+ADDED_SINCE_0_1 = {"traces": [], "games": None}  # report sections added later: empty for a 0.1 run (no trajectory, no game)
 
 
 def as_0_1_reported(out: str, fmt: str) -> str:
@@ -71,7 +71,7 @@ def as_0_1_reported(out: str, fmt: str) -> str:
     if fmt != "json":
         return out
     data = json.loads(out)
-    assert all(data.pop(key) == [] for key in ADDED_SINCE_0_1)
+    assert all(data.pop(key) == empty for key, empty in ADDED_SINCE_0_1.items())
     return json.dumps(data, indent=2, ensure_ascii=False) + out[len(out.rstrip("\n")):]  # the same line ends
 
 
