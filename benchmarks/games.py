@@ -44,7 +44,7 @@ class InProcessSeat:
         self.strategy = self.strategy_class({key: value for key, value in view.items() if key != "id"})
         return None
 
-    def move(self, observation: Any) -> Turn:
+    def move(self, observation: Any, since: list[dict[str, Any]]) -> Turn:
         return Turn(self.strategy.act(observation))
 
     def finish(self) -> dict[str, Any]:
