@@ -163,7 +163,8 @@ class RunDisplay:
                          note=f"{t.samples_cached} stored, {t.tokens} tokens")
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
                          note=f"{t.executions_cached} stored")
-        self.bars.update(self.games, total=t.games_total or None, completed=t.games_done, note=f"{t.games_cached} stored",
+        self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
+                         note=f"{t.games_cached} stored" + (f", {t.games_void} void (played again on resume)" if t.games_void else ""),
                          visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
         return Group(self.bars, Text(mix or "no results yet", style="dim"))

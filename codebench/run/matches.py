@@ -38,7 +38,7 @@ class Table:
     def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, budgets: GameLimits,
                  threads: int, on_played: Callable[..., None]) -> None:
         self.store, self.clients, self.sandbox, self.budgets = store, clients, sandbox, budgets
-        self.on_played = on_played  # (cached: bool) -> None, for the progress counters
+        self.on_played = on_played  # (cached=, void=) -> None, for the progress counters
         self.loop = asyncio.get_running_loop()
         self.samples: dict[str, asyncio.Future[Sample]] = {}
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="codebench-game")
@@ -68,7 +68,7 @@ class Table:
         played = self.store.matches_played(job.key for job in jobs)
         for job in jobs:
             if job.key in played:
-                self.on_played(cached=True)
+                self.on_played(cached=True, void=False)
         try:
             await asyncio.gather(*(self._play(job) for job in jobs if job.key not in played))
         finally:
@@ -86,7 +86,7 @@ class Table:
         game = get_game(job.game)
         self.store.add_match(planned(job), {**record.to_json(), "players": list(job.players), "reference": reference,
                                             "higher_is_better": game.higher_is_better}, record.void)
-        self.on_played(cached=False)
+        self.on_played(cached=False, void=record.void)
 
     def _game(self, job: MatchJob, players: list[Seat | tuple[str, Program]]) -> tuple[MatchRecord, float | None]:
         """The game played, and its one-player score's absolute reference."""

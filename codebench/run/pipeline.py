@@ -46,6 +46,7 @@ class Tracker:
     games_total: int = 0
     games_done: int = 0
     games_cached: int = 0
+    games_void: int = 0  # the sandbox or the endpoint broke them: played again on resume
     statuses: Counter[str] = field(default_factory=Counter)
 
     def count(self, **changes: int) -> None:
@@ -85,8 +86,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in plan.samples)
 
-    def played(cached: bool) -> None:
-        tracker.count(games_done=1, games_cached=int(cached))
+    def played(cached: bool, void: bool) -> None:
+        tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
 
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
     table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played) if plan.matches else None
