@@ -25,17 +25,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from puzzles import get_puzzle
 from puzzles.games import game_names
 
 from ..oracles import ORACLES, oracle_source
-from ..types import Status
 from . import mock_games
+from .mock_games import NO_CODE_REPLY, SYNTAX_ERROR, TIMEOUT, MockReply, json_reply
 
-# `syntax_error`, `timeout` and `no_code` are named after the status their replies end in
-SYNTAX_ERROR, TIMEOUT, NO_CODE_REPLY = Status.SYNTAX_ERROR.value, Status.TIMEOUT.value, Status.NO_CODE.value
 BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "reasoning", "mixed")
 FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
 MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, SYNTAX_ERROR: 1, TIMEOUT: 1, "crash": 1, NO_CODE_REPLY: 1}
@@ -65,12 +63,6 @@ NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first sea
            "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
 
 
-class MockReply(NamedTuple):
-    text: str
-    finish: str | None = None  # a finish reason the behaviour forces (`length` for a cut-off reply)
-    reasoning: str | None = None  # sent as the message's `reasoning_content`
-
-
 def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = None) -> MockReply:
     """What a model of this behaviour says to `prompt`; `reminded`: the conversation already holds a reply and a
     follow-up (an instruction-mode format retry); `last_user`: the text of its last user message, which tells a game's
@@ -83,7 +75,7 @@ def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = No
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
     if puzzle in game_names() and INSTRUCTION.search(prompt) is not None:
-        return MockReply(*mock_games.turn_reply(behavior, str(puzzle), prompt, last_user))
+        return (mock_games.turn_reply(behavior, str(puzzle), prompt, last_user))
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.search(prompt)
@@ -109,11 +101,7 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
         answer = {"answer": answer}
     text = json.dumps(answer)
     reasoning = f"Working through the {puzzle} instance step by step, checking each rule, gives this answer."
-    if behavior == TIMEOUT:
-        return MockReply(reasoning + "\n\n```json\n" + text[: max(1, len(text) // 2)], "length")
-    if behavior == "reasoning":
-        return MockReply("```json\n" + text + "\n```\n", reasoning=reasoning)
-    return MockReply(reasoning + "\n\n```json\n" + text + "\n```\n")
+    return json_reply(behavior, reasoning, text)
 
 
 def reply_text(behavior: str, puzzle: str | None) -> str:

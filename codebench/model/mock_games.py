@@ -34,6 +34,7 @@ from puzzles.games import Game, get_game
 
 from ..types import Status
 
+# `syntax_error`, `timeout` and `no_code` are named after the status their replies end in
 SYNTAX_ERROR, TIMEOUT, NO_CODE_REPLY = Status.SYNTAX_ERROR.value, Status.TIMEOUT.value, Status.NO_CODE.value
 AS_ORACLE = ("oracle", "slow", "format_retry", "reasoning")  # code mode: these all write the ref strategy's program
 SEAT = re.compile(r"^codebench-seat:[ \t]*([0-9]+)[ \t]*$", re.MULTILINE)
@@ -115,12 +116,22 @@ PROGRAMS = {
 }
 
 
-class Said(NamedTuple):
+class MockReply(NamedTuple):
     """A reply: its text, the finish reason it forces (`length`: cut off) and its separate reasoning, if any."""
 
     text: str
-    finish: str | None = None
-    reasoning: str | None = None
+    finish: str | None = None  # a finish reason the behaviour forces (`length` for a cut-off reply)
+    reasoning: str | None = None  # sent as the message's `reasoning_content`
+
+
+def json_reply(behavior: str, reasoning: str, text: str) -> MockReply:
+    """A reply ending in `text` as a ```json block: cut off inside it (`timeout`), with its reasoning apart
+    (`reasoning`), or after the reasoning."""
+    if behavior == TIMEOUT:
+        return MockReply(reasoning + "\n\n```json\n" + text[: max(1, len(text) // 2)], "length")
+    if behavior == "reasoning":
+        return MockReply("```json\n" + text + "\n```\n", reasoning=reasoning)
+    return MockReply(reasoning + "\n\n```json\n" + text + "\n```\n")
 
 
 def code_reply(behavior: str, name: str) -> str:
@@ -135,7 +146,7 @@ def code_reply(behavior: str, name: str) -> str:
     return f"Here is my strategy.\n\n```python\n{PROGRAMS[behavior]}```\n"
 
 
-def turn_reply(behavior: str, name: str, prompt: str, last_user: str | None) -> Said:
+def turn_reply(behavior: str, name: str, prompt: str, last_user: str | None) -> MockReply:
     """The instruction-mode reply of `behavior` to a game's conversation, joined into `prompt`; `last_user`: the text of
     its last user message (None: unknown, taken as a turn message).
 
@@ -149,19 +160,15 @@ def turn_reply(behavior: str, name: str, prompt: str, last_user: str | None) -> 
                          f"show the observation ('{SEEN}' and a ```json block)")
     reminded = last_user is not None and SEEN not in last_user
     if behavior == NO_CODE_REPLY or (behavior == "format_retry" and not reminded):
-        return Said(NO_MOVE)
+        return MockReply(NO_MOVE)
     player, observation = int(seat.group(1)), json.loads(shown[-1])
     move = reference_move(game, observation, player)
     if behavior == SYNTAX_ERROR:
-        return Said(f"My move, as a Python value:\n\n{move!r}\n")
+        return MockReply(f"My move, as a Python value:\n\n{move!r}\n")
     answer: Any = illegal(move) if behavior == "wrong" else {"move": move} if behavior == "crash" else move
     text = json.dumps(answer)
     reasoning = f"As player {player} of {game.title} I weighed every move the rules allow here, and this one is the strongest."
-    if behavior == TIMEOUT:
-        return Said(reasoning + "\n\n```json\n" + text[: max(1, len(text) // 2)], "length")
-    if behavior == "reasoning":
-        return Said("```json\n" + text + "\n```\n", reasoning=reasoning)
-    return Said(reasoning + "\n\n```json\n" + text + "\n```\n")
+    return json_reply(behavior, reasoning, text)
 
 
 def reference_move(game: Game, observation: Any, player: int) -> Any:
