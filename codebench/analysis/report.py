@@ -138,7 +138,8 @@ def align_columns(rows: list[list[str]], numeric: range) -> list[str]:
 
 
 def _table(report: Report) -> str:
-    lines = [f"codebench report: {summary(report.totals)}"]
+    played = f"; {report.games.games} games played" if report.games is not None else ""
+    lines = [f"codebench report: {summary(report.totals)}{played}"]
     groups: dict[tuple[str, str], list[CellMetrics]] = {}
     for cell in report.cells:
         groups.setdefault((cell.model, cell.mode), []).append(cell)
