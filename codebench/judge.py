@@ -51,6 +51,9 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
         return _Call(Status.RUNTIME_ERROR, facts.killed.split(":")[0])
     if kind == ResultKind.EXCEPTION:
         return _Call(Status.RUNTIME_ERROR, _exception_detail(facts))
+    if kind == ResultKind.NOT_JSON:  # a whole report, as an exception's: the kill of a child that has reported is ours
+        message = f"solve returned a {_said(facts, 'type')} value, which is not JSON ({_said(facts, 'message')})"
+        return _Call(Status.RULE_VIOLATION, "not_json", Verdict(False, (Issue(IssueCode.MALFORMED, message),)))
     if facts.signal is not None:
         return _Call(Status.RUNTIME_ERROR, f"signal:{_signal_name(facts.signal)}")
     if kind == ResultKind.NO_CODE:
@@ -59,9 +62,6 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
         return _Call(Status.RUNTIME_ERROR, f"no_result:exit_{facts.exit_code}")
     if kind in (ResultKind.GARBLED, ResultKind.TOO_LARGE):
         return _Call(Status.RUNTIME_ERROR, f"bad_result:{kind}")
-    if kind == ResultKind.NOT_JSON:
-        message = f"solve returned a {_said(facts, 'type')} value, which is not JSON ({_said(facts, 'message')})"
-        return _Call(Status.RULE_VIOLATION, "not_json", Verdict(False, (Issue(IssueCode.MALFORMED, message),)))
     return None
 
 

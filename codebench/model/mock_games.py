@@ -25,6 +25,7 @@ import hashlib
 import json
 import random
 import re
+import threading
 import zlib
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -216,9 +217,17 @@ def wrong_program(name: str) -> str:
     return WRONG.format(move=repr(illegal(json.loads(json.dumps(move)))))
 
 
-@functools.cache
 def strategy_program(name: str) -> str:
-    """The self-contained program whose Strategy plays game `name`'s reference strategy (see the module docstring)."""
+    """The self-contained program whose Strategy plays game `name`'s reference strategy (see the module docstring).
+
+    Built once per game, one build at a time: the server answers in many threads, and CPython 3.11's `ast.parse`
+    is not safe to run in two at once ("AST constructor recursion depth mismatch")."""
+    with _BUILDING:
+        return _strategy_program(name)
+
+
+@functools.cache
+def _strategy_program(name: str) -> str:
     game = get_game(name)
     module = type(game).__module__
     sources = {package: "" for package in STUBS}
@@ -226,6 +235,9 @@ def strategy_program(name: str) -> str:
     blob = zlib.compress(json.dumps(sources, sort_keys=True, separators=(",", ":")).encode(), 9)
     return PROGRAM.format(title=game.title, blob=base64.encodebytes(blob).decode("ascii"), packages=STUBS, name=name,
                           module=module, cls=type(game).__name__, boot=BOOT)
+
+
+_BUILDING = threading.Lock()
 
 
 def bundled_modules(module: str) -> set[str]:
