@@ -343,3 +343,14 @@ def test_the_other_instruction_behaviours_and_determinism(server: MockServer) ->
     unseated = [messages[0], {"role": "user", "content": opening.replace("codebench-seat: 0\n", "")}, *messages[2:]]
     status, refused = post(server, "oracle", unseated)
     assert status == 400 and "codebench-seat" in refused["error"]["message"]
+
+
+def test_strategy_programs_built_from_many_server_threads_at_once_all_come_out_whole() -> None:
+    """The server answers in threads; CPython 3.11's ast.parse fails when two threads run it at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mock_games._strategy_program.cache_clear()
+    names = [game.name for game in GAMES] * 2
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        built = list(pool.map(mock_games.strategy_program, names))
+    assert all(program == mock_games.strategy_program(name) and "class Strategy" in program for name, program in zip(names, built))
