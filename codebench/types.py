@@ -338,6 +338,36 @@ class ExecutionRow:
     complexity: float | None  # the instance's scalar λ; None → the level number
     progress: float | None = None  # trajectory puzzles: the fraction of the shortest solution's length the legal steps reached (≤ 1)
     first_illegal_step: int | None = None  # trajectory puzzles: where the first illegal step was
+    issue_codes: tuple[str, ...] = ()  # the validator's issue codes, in its order (conflict, illegal_move, missing, …)
+    steps_applied: int | None = None  # trajectory puzzles: the legal steps applied before the first illegal one or the end
+    shortest: int | None = None  # the instance's stored minimal solution length, where one is known
+    truncated: bool = False  # the reply was cut off (finish_reason "length")
+    hedged: bool = False  # the reply's text hedges (`analysis.failures.hedges`)
+    prompt_tokens: int | None = None  # the sample's usage; a code-mode sample's repeat on every instance it is judged on
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class SampleUsage:
+    """One stored request's token counts, as the cost analysis and the budgets read them."""
+
+    model: str
+    mode: str
+    puzzle: str
+    prompt_tokens: int
+    completion_tokens: int  # reasoning tokens included, as OpenAI-compatible servers count them
+    reasoning_tokens: int
+
+
+@dataclass(frozen=True)
+class InstanceFacts:
+    """One planned instance's reference metrics (its generator's `meta`), as the difficulty table reads them."""
+
+    puzzle: str
+    level: int
+    instance_id: str
+    meta: dict[str, Any]
 
 
 @dataclass(frozen=True)
