@@ -29,6 +29,11 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
     assert "collapse threshold λ*" in report and (out / "run.sqlite").is_file()
     page = (out / "report.html").read_text(encoding="utf-8")  # the page people look at, its figures inline
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 4 and 'id="codebench-data"' in page
+    for analysis in ("collapse", "levels", "failures", "traces", "cross-task", "correlations", "tokens", "token-correlation",
+                     "cost", "optimality", "difficulty"):  # each analysis on the mock model's run, as a table ...
+        assert f'<section id="analysis-{analysis}">' in page, analysis
+    for figure in ("failure_modes", "global_curve", "cross_task_correlation", "tokens_pass_fail", "cost", "optimality"):
+        assert f'id="plot-{figure}"' in page, figure  # ... and as a figure
     assert sorted(path.name for path in (out / "plots").iterdir()) == sorted(
         f"{name}.{fmt}" for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code")
         for fmt in ("png", "svg"))

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import InputError
 from ..types import INFRASTRUCTURE_STATUSES, ExecutionRow, Status
-from .report import align_columns
+from .sections import align
 
 
 @dataclass(frozen=True)
@@ -195,12 +195,12 @@ def render_comparison(comparison: Comparison, fmt: str) -> str:
               "McNemar p", "Holm p"]
     rows = [_row(cell) for cell in [*comparison.cells, *comparison.puzzles, comparison.overall]]
     lines = [f"codebench compare: A = {a}, B = {b}; {comparison.overall.pairs} pairs on {comparison.overall.instances} "
-             "instances", "", *align_columns([header, *rows], numeric=range(1, len(header)))]
+             "instances", "", *align([header, *rows], numeric=range(1, len(header)))]
     if comparison.flips:
         shown = comparison.flips[:FLIPS_SHOWN]
         more = f" (first {len(shown)} of {len(comparison.flips)})" if len(comparison.flips) > len(shown) else ""
         flips = [[f.instance_id, str(f.sample), f.a_status, f.b_status] for f in shown]
-        lines += ["", f"pairs that flip{more}:", *align_columns([["instance", "sample", "A", "B"], *flips], numeric=range(1, 2))]
+        lines += ["", f"pairs that flip{more}:", *align([["instance", "sample", "A", "B"], *flips], numeric=range(1, 2))]
     lines += ["", "pairs: sample k of A against sample k of B on one instance (infrastructure failures left out); interval: "
               "paired bootstrap over instances; McNemar: exact, on the pairs where exactly one side is legal; Holm: "
               "corrected over the puzzle × level rows"]

@@ -34,21 +34,8 @@ from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, 
 from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
-from .report import (
-    COLLAPSE_TITLE,
-    LEGEND,
-    TRACE_HEADER,
-    TRACE_TITLE,
-    Report,
-    cell_columns,
-    cell_values,
-    failures,
-    interval,
-    lam,
-    mix,
-    summary,
-    trace_values,
-)
+from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, failures, mix, summary
+from .sections import Section
 
 CLIP = 4096  # characters kept of each output stream, detail and issue list (the head and the tail, half each)
 PAGE = 100  # rows of the sample list drawn at once, and of a sample's executions
@@ -67,12 +54,13 @@ EXECUTION_FIELDS = ("issues", "first_illegal_step", "steps_applied", "cpu_s", "w
 def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[str, str], games: Sequence[GameRow] = ()) -> str:
     """The whole page: `report`'s tables, `figures` (name → SVG markup without prolog), the drill-down of `samples` and
     the replays of `games`."""
+    analyses = {name: section for name, section in analysis_sections(report).items() if section.rows}
     body = [f'<header><h1>codebench report</h1><p class="summary">{escape(summary(report.totals))}</p>',
-            '<nav><a href="#cells">cells</a> <a href="#thresholds">collapse thresholds</a>'
-            + (' <a href="#traces">trajectories</a>' if report.traces else "")
+            '<nav><a href="#cells">cells</a>'
+            + "".join(f' <a href="#analysis-{name}">{escape(name)}</a>' for name in analyses)
             + (' <a href="#games">games</a> <a href="#replays">replays</a>' if report.games is not None else "")
             + ' <a href="#plots">plots</a> <a href="#samples">samples</a></nav></header>',
-            _cells(report), _thresholds(report), _traces(report), _games(report), _figures(figures), SAMPLES_SECTION,
+            _cells(report), *map(_analysis, analyses.values()), _games(report), _figures(figures), SAMPLES_SECTION,
             REPLAYS_SECTION if games else "",
             "<footer><ul>" + "".join(f"<li>{escape(line)}</li>" for line in LEGEND) + "</ul></footer>",
             f'<script type="application/json" id="codebench-data">{_script_json(_drill_down(samples, games))}</script>',
@@ -107,17 +95,9 @@ def _cells(report: Report) -> str:
     return '<section id="cells"><h2>Cells</h2>' + ("".join(tables) or "<p>no results yet</p>") + "</section>"
 
 
-def _thresholds(report: Report) -> str:
-    rows = ([t.model, t.mode, t.puzzle, lam(t.lambda_star), interval(t)] for t in report.thresholds)
-    return (f'<section id="thresholds"><h2>Collapse thresholds</h2><p>{escape(COLLAPSE_TITLE)}</p>'
-            + _html_table(["model", "mode", "puzzle", "λ*", "interval"], rows, numeric=range(3, 4)) + "</section>")
-
-
-def _traces(report: Report) -> str:
-    if not report.traces:
-        return ""
-    return (f'<section id="traces"><h2>How far failing trajectories got</h2><p>{escape(TRACE_TITLE)}</p>'
-            + _html_table(TRACE_HEADER, map(trace_values, report.traces), numeric=range(4, 7)) + "</section>")
+def _analysis(section: Section) -> str:
+    return (f'<section id="analysis-{escape(section.name)}"><h2>{escape(section.name)}</h2><p>{escape(section.title)}</p>'
+            + _html_table(section.header, section.rows, numeric=range(section.numeric_from, len(section.header))) + "</section>")
 
 
 def _games(report: Report) -> str:

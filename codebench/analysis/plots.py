@@ -4,7 +4,13 @@
   with 95% Wilson intervals over the level's counted executions;
 - `status_mix`: per model × mode, per puzzle, each level's statuses as stacked shares;
 - `collapse_heatmap`: λ* per model × mode (rows) and puzzle (columns), blank where the legal rate never declines;
-- `instruction_vs_code`: per puzzle, each model's legal rate in the two modes side by side (runs holding both).
+- `instruction_vs_code`: per puzzle, each model's legal rate in the two modes side by side (runs holding both);
+- `failure_modes`: per model × mode, each puzzle's failures by the first seed's categories, as stacked counts;
+- `global_curve`: the mean legal rate by level over every model × mode × puzzle, the regimes L1-2, L3-4, L5+ shaded;
+- `cross_task_correlation`: Pearson r of per-level success between each pair of puzzles;
+- `tokens_pass_fail`: per model × mode, the mean completion tokens of passes and of fails by level;
+- `cost`: tokens and (where priced) dollars per model × mode × puzzle;
+- `optimality`: per puzzle, the passes' plan length ÷ the minimal length by level.
 The only module that imports matplotlib (Agg, no display), and only when plots are asked for.
 """
 
@@ -12,7 +18,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -66,7 +72,9 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
     import matplotlib.pyplot as plt
 
     for name, draw in (("legal_rate_vs_lambda", _legal_rate), ("status_mix", _status_mix),
-                       ("collapse_heatmap", _heatmap), ("instruction_vs_code", _modes)):
+                       ("collapse_heatmap", _heatmap), ("instruction_vs_code", _modes), ("failure_modes", _failure_modes),
+                       ("global_curve", _global_curve), ("cross_task_correlation", _correlations),
+                       ("tokens_pass_fail", _tokens), ("cost", _cost), ("optimality", _optimality)):
         figure = draw(report, plt)
         if figure is None:
             continue
@@ -185,5 +193,135 @@ def _modes(report: Report, plt: Any) -> Any:
     axis.set_ylabel("legal rate")
     axis.set_title("instruction vs code mode, all levels")
     axis.legend()
+    figure.tight_layout()
+    return figure
+
+
+def _failure_modes(report: Report, plt: Any) -> Any:
+    groups = sorted({(f.model, f.mode) for f in report.failures})
+    if not groups:
+        return None
+    categories = list(dict.fromkeys(category for f in report.failures for category in f.counts))
+    colours = dict(zip(categories, plt.get_cmap("tab20").colors))
+    figure, axes = _grid(plt, len(groups), "failure modes (the first seed's taxonomy), all levels")
+    for axis, group in zip(axes, groups):
+        counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        for f in report.failures:
+            if (f.model, f.mode) == group:
+                counts[f.puzzle].update(f.counts)
+        puzzles = sorted(counts)
+        bottoms = [0] * len(puzzles)
+        for category in categories:
+            heights = [counts[p][category] for p in puzzles]
+            if any(heights):
+                axis.bar(puzzles, heights, bottom=bottoms, color=colours[category], label=category)
+                bottoms = [b + h for b, h in zip(bottoms, heights)]
+        axis.set_title(f"{group[0]} · {group[1]}", fontsize="small")
+        axis.tick_params(axis="x", labelrotation=40, labelsize="small")
+        axis.set_ylabel("failures")
+    handles = {label: handle for axis in axes for handle, label in zip(*axis.get_legend_handles_labels())}
+    figure.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(5, len(handles)), fontsize="small")
+    figure.tight_layout(rect=(0, 0.1, 1, 0.95))
+    return figure
+
+
+def _global_curve(report: Report, plt: Any) -> Any:
+    points = [p for p in report.levels if not math.isnan(p.mean_legal_rate)]
+    if not points:
+        return None
+    figure, axis = plt.subplots(figsize=(5.5, 3.4))
+    for low, high, shade in ((0.5, 2.5, 0.06), (2.5, 4.5, 0.14), (4.5, 6.5, 0.22)):
+        axis.axvspan(low, high, color="grey", alpha=shade, lw=0)
+    axis.plot([p.level for p in points], [p.mean_legal_rate for p in points], marker="o")
+    for name, x in (("L1-2", 1.5), ("L3-4", 3.5), ("L5+", 5.5)):
+        axis.text(x, 1.02, name, ha="center", fontsize="small")
+    axis.set_xlabel("level")
+    axis.set_ylabel("mean legal rate")
+    axis.set_ylim(-0.05, 1.1)
+    axis.set_title("global mean legal rate by level (over model × mode × puzzle)")
+    figure.tight_layout()
+    return figure
+
+
+def _correlations(report: Report, plt: Any) -> Any:
+    known = [c for c in report.correlations if not math.isnan(c.r)]
+    if not known:
+        return None
+    puzzles = sorted({p for c in report.correlations for p in (c.puzzle_a, c.puzzle_b)})
+    index = {p: i for i, p in enumerate(puzzles)}
+    grid = [[1.0 if a == b else math.nan for b in puzzles] for a in puzzles]
+    for c in known:
+        grid[index[c.puzzle_a]][index[c.puzzle_b]] = grid[index[c.puzzle_b]][index[c.puzzle_a]] = c.r
+    figure, axis = plt.subplots(figsize=(0.8 * len(puzzles) + 2.5, 0.7 * len(puzzles) + 1.5))
+    image = axis.imshow(grid, cmap="coolwarm", vmin=-1, vmax=1)
+    for r, row in enumerate(grid):
+        for c, value in enumerate(row):
+            axis.text(c, r, "-" if math.isnan(value) else f"{value:.2f}", ha="center", va="center", fontsize="x-small")
+    axis.set_xticks(range(len(puzzles)), puzzles, rotation=40, ha="right")
+    axis.set_yticks(range(len(puzzles)), puzzles)
+    axis.set_title("cross-task correlation of per-level success (Pearson r)")
+    figure.colorbar(image, ax=axis, label="r")
+    figure.tight_layout()
+    return figure
+
+
+def _pooled(pairs: list[tuple[float, int]]) -> float:
+    """The mean of means, each weighted by its count; NaN when nothing counted."""
+    known = [(mean, n) for mean, n in pairs if n and not math.isnan(mean)]
+    total = sum(n for _, n in known)
+    return sum(mean * n for mean, n in known) / total if total else math.nan
+
+
+def _tokens(report: Report, plt: Any) -> Any:
+    groups = sorted({(t.model, t.mode) for t in report.tokens if not (math.isnan(t.pass_completion) and math.isnan(t.fail_completion))})
+    if not groups:
+        return None
+    figure, axes = _grid(plt, len(groups), "mean completion tokens of passes and fails, by level (all puzzles)")
+    for axis, group in zip(axes, groups):
+        stats = [t for t in report.tokens if (t.model, t.mode) == group]
+        levels = sorted({t.level for t in stats})
+        for label, pick in (("passes", lambda t: (t.pass_completion, t.passes)), ("fails", lambda t: (t.fail_completion, t.fails))):
+            axis.plot(levels, [_pooled([pick(t) for t in stats if t.level == level]) for level in levels], marker="o", label=label)
+        axis.set_title(f"{group[0]} · {group[1]}", fontsize="small")
+        axis.set_xlabel("level")
+        axis.set_ylabel("completion tokens")
+        axis.legend(fontsize="small")
+    figure.tight_layout()
+    return figure
+
+
+def _cost(report: Report, plt: Any) -> Any:
+    lines = [c for c in report.costs if c.scope == "puzzle"]
+    if not lines:
+        return None
+    priced = all(c.cost is not None for c in lines)
+    labels = [f"{c.puzzle}\n{c.model} · {c.mode}" for c in lines]
+    values = [c.cost if priced else c.prompt_tokens + c.completion_tokens for c in lines]
+    figure, axis = plt.subplots(figsize=(max(5.0, 0.55 * len(lines) + 2), 3.6))
+    axis.bar(range(len(lines)), values)
+    axis.set_xticks(range(len(lines)), labels, rotation=60, ha="right", fontsize="x-small")
+    axis.set_ylabel("US dollars" if priced else "tokens (no price given)")
+    axis.set_title("cost per model × mode × puzzle" if priced else "tokens per model × mode × puzzle")
+    figure.tight_layout()
+    return figure
+
+
+def _optimality(report: Report, plt: Any) -> Any:
+    puzzles = sorted({o.puzzle for o in report.optimality})
+    if not puzzles:
+        return None
+    figure, axes = _grid(plt, len(puzzles), "passes' plan length ÷ minimal length (1 = optimal)")
+    for axis, puzzle in zip(axes, puzzles):
+        lines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
+        for o in report.optimality:
+            if o.puzzle == puzzle:
+                lines[(o.model, o.mode)].append(o)
+        for (model, mode), cells in sorted(lines.items()):
+            axis.plot([o.level for o in cells], [o.mean_ratio for o in cells], marker="o", label=f"{model} · {mode}")
+        axis.axhline(1.0, color="grey", lw=0.8, ls="--")
+        axis.set_title(puzzle)
+        axis.set_xlabel("level")
+        axis.set_ylabel("length ÷ minimal")
+    axes[0].legend(fontsize="small")
     figure.tight_layout()
     return figure

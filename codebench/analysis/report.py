@@ -16,7 +16,20 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, GameRow, Status
+from ..types import (
+    COUNTED_STATUSES,
+    INFRASTRUCTURE_ORDER,
+    INFRASTRUCTURE_STATUSES,
+    ExecutionRow,
+    GameRow,
+    InstanceFacts,
+    SampleUsage,
+    Status,
+)
+from . import sections
+from .collapse import CollapseRegime, LevelMean, collapse_regimes, global_curve
+from .crosstask import SuccessCell, TaskCorrelation, success_matrix, task_correlations
+from .failures import FailureCounts, failure_modes
 from .games import (
     RATING_HEADER,
     RATINGS_TITLE,
@@ -38,14 +51,17 @@ from .metrics import (
     ordered_counts,
     trace_grades,
 )
+from .optimality import Difficulty, Optimality, difficulty_table, optimality
+from .sections import Section, align, md_table
+from .usage import CostLine, Price, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
 FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
           "best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances",
           "pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more")
-COLLAPSE_TITLE = "collapse threshold λ* (steepest decline of the legal rate per unit λ; 95% bootstrap interval over instances)"
-TRACE_TITLE = ("how far failing trajectories got (legal steps ÷ the shortest solution's length, averaged; the median "
-               "first illegal step)")
+SECTIONS = ("cells", "collapse", "levels", "failures", "traces", "cross-task", "correlations", "tokens", "token-correlation",
+            "cost", "optimality", "difficulty", "games")
+BRIEF = ("collapse",)  # what `codebench run` prints after the cells
 
 
 @dataclass(frozen=True)
@@ -65,32 +81,85 @@ class Report:
     cells: tuple[CellMetrics, ...]
     thresholds: tuple[CollapseThreshold, ...]
     totals: Totals
-    traces: tuple[TraceGrade, ...] = ()  # shown only when a run has graded trajectories (not in csv: one row per cell)
+    traces: tuple[TraceGrade, ...] = ()  # only trajectory puzzles' failures have one
     games: GamesReport | None = None  # shown only when a run played games
+    regimes: tuple[CollapseRegime, ...] = ()
+    levels: tuple[LevelMean, ...] = ()
+    failures: tuple[FailureCounts, ...] = ()
+    success: tuple[SuccessCell, ...] = ()
+    correlations: tuple[TaskCorrelation, ...] = ()
+    tokens: tuple[TokenStats, ...] = ()
+    token_correlations: tuple[TokenCorrelation, ...] = ()
+    costs: tuple[CostLine, ...] = ()
+    optimality: tuple[Optimality, ...] = ()
+    difficulty: tuple[Difficulty, ...] = ()
 
 
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
-                 games: Sequence[GameRow] = ()) -> Report:
-    """Cells, collapse thresholds and totals of one set of rows, and the games section of the stored games."""
+                 games: Sequence[GameRow] = (), usages: Sequence[SampleUsage] = (), prices: dict[str, Price] | None = None,
+                 facts: Sequence[InstanceFacts] = ()) -> Report:
+    """Every analysis of one set of rows, the stored requests' usage (cost, at `prices`), the planned instances'
+    reference metrics (difficulty) and the stored games."""
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
     executions = sum(counted.values())
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER))
     return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
-                  tuple(trace_grades(rows)), build_games_report(games, seed=seed) if games else None)
+                  tuple(trace_grades(rows)), build_games_report(games, seed=seed) if games else None,
+                  tuple(collapse_regimes(rows)), tuple(global_curve(rows)), tuple(failure_modes(rows)),
+                  tuple(success_matrix(rows)), tuple(task_correlations(rows)), tuple(token_stats(rows)),
+                  tuple(token_correlations(rows)), tuple(cost_lines(usages, prices or {})) if usages else (),
+                  tuple(optimality(rows)), tuple(difficulty_table(facts)))
 
 
-def render_report(report: Report, fmt: str) -> str:
-    """The report as text in `fmt` (table, md, csv or json).
+def analysis_sections(report: Report) -> dict[str, Section]:
+    """The analyses after the cells, by --section name, in the report's order."""
+    return {
+        "collapse": sections.collapse_section(report.thresholds, report.regimes),
+        "levels": sections.levels_section(report.levels),
+        "failures": sections.failures_section(report.failures),
+        "traces": sections.traces_section(report.traces),
+        "cross-task": sections.matrix_section(report.success),
+        "correlations": sections.correlations_section(report.correlations),
+        "tokens": sections.tokens_section(report.tokens),
+        "token-correlation": sections.token_correlation_section(report.token_correlations),
+        "cost": sections.cost_section(report.costs),
+        "optimality": sections.optimality_section(report.optimality),
+        "difficulty": sections.difficulty_section(report.difficulty),
+    }
+
+
+def render_report(report: Report, fmt: str, section: str | None = None, *, brief: bool = False) -> str:
+    """The report as text in `fmt` (table, md, csv or json); only the analysis `section` if one is named; `brief`: the
+    table of the cells and the collapse only, naming the other sections.
 
     Raises:
-        InputError: an unknown format.
+        InputError: an unknown format or section.
     """
     renderers: dict[str, Callable[[Report], str]] = {"table": _table, "md": _markdown, "csv": _csv, "json": _json}
     if fmt not in renderers:
         raise InputError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")
-    return renderers[fmt](report)
+    if section is not None:
+        return _one_section(report, fmt, section)
+    return _table(report, brief=True) if brief and fmt == "table" else renderers[fmt](report)
+
+
+def _one_section(report: Report, fmt: str, name: str) -> str:
+    if name not in SECTIONS:
+        raise InputError(f"--section {name!r}: choose one of {', '.join(SECTIONS)}")
+    if name == "cells":
+        found = Section("cells", "the cells: one row per model × mode × puzzle × level", ("model", "mode", "puzzle",
+                        *cell_columns(report), "failures", "infra"),
+                        tuple((c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts))
+                              for c in report.cells), tuple(sections.flat(c) for c in report.cells), 3)
+    elif name == "games":
+        scores = report.games.scores if report.games is not None else ()
+        found = Section("games", SCORES_TITLE, tuple(SCORE_HEADER), tuple(tuple(row) for row in score_rows(report.games))
+                        if report.games is not None else (), tuple(sections.flat(s) for s in scores), 3)
+    else:
+        found = analysis_sections(report)[name]
+    return sections.render_section(found, fmt, _plain)
 
 
 def _rate(value: float) -> str:
@@ -130,14 +199,7 @@ def cell_values(report: Report, cell: CellMetrics) -> list[str]:
             _rate(cell.legal_rate), *passes, _rate(cell.oracle_best_of_n), _rate(cell.best_sample_mean)]
 
 
-def align_columns(rows: list[list[str]], numeric: range) -> list[str]:
-    """Columns padded to their widest entry; the `numeric` columns right-aligned, the others left."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(v.rjust(w) if i in numeric else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
-            for row in rows]
-
-
-def _table(report: Report) -> str:
+def _table(report: Report, brief: bool = False) -> str:
     played = f"; {report.games.games} games played" if report.games is not None else ""
     lines = [f"codebench report: {summary(report.totals)}{played}"]
     groups: dict[tuple[str, str], list[CellMetrics]] = {}
@@ -146,59 +208,38 @@ def _table(report: Report) -> str:
     for (model, mode), cells in groups.items():
         header = ["puzzle", *cell_columns(report), "failures", "infra"]
         body = [[c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)] for c in cells]
-        lines += ["", f"{model} · {mode}", *align_columns([header, *body], numeric=range(1, len(header) - 2))]
-    if report.thresholds:
-        rows = [["model", "mode", "puzzle", "λ*", "interval"],
-                *([t.model, t.mode, t.puzzle, lam(t.lambda_star), interval(t)] for t in report.thresholds)]
-        lines += ["", COLLAPSE_TITLE, *align_columns(rows, numeric=range(3, 4))]
-    if report.traces:
-        lines += ["", TRACE_TITLE, *align_columns([TRACE_HEADER, *map(trace_values, report.traces)], numeric=range(4, 7))]
-    if report.games is not None:
+        lines += ["", f"{model} · {mode}", *align([header, *body], numeric=range(1, len(header) - 2))]
+    for name, section in analysis_sections(report).items():
+        if section.rows and (not brief or name in BRIEF):
+            lines += ["", *sections.table_lines(section)]
+    if report.games is not None and not brief:
         lines += ["", f"games: {report.games.games} played", SCORES_TITLE,
-                  *align_columns([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7))]
+                  *align([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7))]
         lines += ["", RATINGS_TITLE]
         for pool in report.games.ratings:
-            lines += ["", pool_title(pool), *align_columns([RATING_HEADER, *rating_rows(pool)], numeric=range(1, 5))]
+            lines += ["", pool_title(pool), *align([RATING_HEADER, *rating_rows(pool)], numeric=range(1, 5))]
     lines += ["", *LEGEND]
+    if brief:
+        lines += ["", f"more: codebench report RUN_DIR --section NAME, NAME one of {', '.join(SECTIONS)}"]
     return "\n".join(lines) + "\n"
-
-
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(_md_escape(v) for v in row) + " |" for row in rows)]
 
 
 def _markdown(report: Report) -> str:
     lines = ["# codebench report", "", summary(report.totals), "", "## Cells", ""]
     header = ["model", "mode", "puzzle", *cell_columns(report), "failures", "infra"]
-    lines += _md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)]
-                                for c in report.cells])
-    lines += ["", "## Collapse thresholds", "", COLLAPSE_TITLE + ".", ""]
-    lines += _md_table(["model", "mode", "puzzle", "λ*", "interval"],
-                       [[t.model, t.mode, t.puzzle, lam(t.lambda_star), interval(t)] for t in report.thresholds])
-    if report.traces:
-        lines += ["", "## How far failing trajectories got", "", TRACE_TITLE + ".", ""]
-        lines += _md_table(TRACE_HEADER, [trace_values(t) for t in report.traces])
+    lines += md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)]
+                               for c in report.cells])
+    for section in analysis_sections(report).values():
+        if section.rows:
+            lines += ["", *sections.md_lines(section)]
     if report.games is not None:
         lines += ["", "## Games", "", f"{report.games.games} games played. {SCORES_TITLE}.", ""]
-        lines += _md_table(SCORE_HEADER, score_rows(report.games))
+        lines += md_table(SCORE_HEADER, score_rows(report.games))
         lines += ["", "## Ratings", "", RATINGS_TITLE + "."]
         for pool in report.games.ratings:
-            lines += ["", f"### {pool_title(pool)}", "", *_md_table(RATING_HEADER, rating_rows(pool))]
+            lines += ["", f"### {pool_title(pool)}", "", *md_table(RATING_HEADER, rating_rows(pool))]
     lines += ["", *(f"- {line}" for line in LEGEND)]
     return "\n".join(lines) + "\n"
-
-
-TRACE_HEADER = ["model", "mode", "puzzle", "level", "failures", "progress", "first illegal"]
-
-
-def trace_values(grade: TraceGrade) -> list[str]:
-    first = "-" if grade.median_first_illegal is None else f"{grade.median_first_illegal:g}"
-    return [grade.model, grade.mode, grade.puzzle, str(grade.level), str(grade.failures), _rate(grade.mean_progress), first]
 
 
 def _number(value: float | None) -> str:
@@ -206,7 +247,8 @@ def _number(value: float | None) -> str:
 
 
 def _csv(report: Report) -> str:
-    """One row per cell at full precision; its group's λ* repeated on every level; empty where nothing was counted."""
+    """One row per cell at full precision; its group's λ* repeated on every level; empty where nothing was counted.
+    The games, then each analysis, follow as further tables, each after one empty line (`--section` gives one alone)."""
     seen = {s for c in report.cells for s in (*c.status_counts, *c.infra_counts)}
     statuses = [*COUNTED_STATUSES, *sorted(seen - set(COUNTED_STATUSES) - INFRASTRUCTURE_STATUSES), *INFRASTRUCTURE_ORDER]
     thresholds = {(t.model, t.mode, t.puzzle): t for t in report.thresholds}
@@ -234,6 +276,11 @@ def _csv(report: Report) -> str:
                              _number(score.pool_normalized), score.wins, score.draws, score.losses,
                              *(_number(getattr(rating, f, None)) for f in ("rating", "low", "high")),
                              _number(elo.get(score.game, {}).get(score.player)), _number(score.tokens)])
+    for section in analysis_sections(report).values():  # then each analysis with records: a name row, its table
+        if section.records:
+            writer.writerow([])
+            writer.writerow([f"section:{section.name}"])
+            writer.writerows(sections.csv_rows(section))
     return out.getvalue()
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from puzzles import Record
 
+from ..analysis.failures import hedges
 from ..errors import SchemaVersionError, StoreError
 from ..keys import execution_key
 from ..types import (
@@ -29,6 +30,7 @@ from ..types import (
     ExecutionDetail,
     ExecutionRow,
     GameRow,
+    InstanceFacts,
     Judgement,
     Limits,
     Outcome,
@@ -36,6 +38,7 @@ from ..types import (
     Reading,
     Sample,
     SampleDetail,
+    SampleUsage,
     Sampling,
     Status,
 )
@@ -352,30 +355,71 @@ class Store:
         if plan is None:
             return []
         instances = {row[0]: row for row in self._read("SELECT id, level, lambda, meta FROM instances")}
-        samples = {row[0]: row for row in self._read("SELECT key, read_status, read_detail, program_key FROM samples")}
-        executions = {row[0]: row for row in self._read("SELECT key, status, detail, steps_applied, first_illegal_step "
+        samples = {key: (read_status, read_detail, program, _Reply(bool(truncated), hedges(response or ""), prompt, completion,
+                                                                  reasoning))
+                   for key, read_status, read_detail, program, truncated, response, prompt, completion, reasoning
+                   in self._read("SELECT key, read_status, read_detail, program_key, truncated, response, prompt_tokens, "
+                                 "completion_tokens, reasoning_tokens FROM samples")}
+        executions = {row[0]: row for row in self._read("SELECT key, status, detail, steps_applied, first_illegal_step, issues "
                                                          "FROM executions")}
         rows = []
         for planned in plan.samples:
             stored = samples.get(planned.key)
             if stored is None:
                 continue  # not requested yet (the run was interrupted)
-            _, read_status, read_detail, program = stored
+            read_status, read_detail, program, reply = stored
             for instance_id in plan.judged_on(planned):
                 _, level, lam, meta = instances[instance_id]
                 instance_meta = json.loads(meta)
-                progress = first_illegal = None
+                shortest = instance_meta.get("min_solution_length")
+                shortest = shortest if isinstance(shortest, int) and not isinstance(shortest, bool) else None
+                steps = first_illegal = None
+                codes: tuple[str, ...] = ()
                 if read_status is not None:
                     status, detail = read_status, read_detail or ""
                 else:
                     found = executions.get(execution_key(program, instance_id, instance_meta.get("version"), plan.limits))
                     if found is None:
                         continue  # not executed yet
-                    _, status, detail, steps, first_illegal = found
-                    progress = _progress(steps, instance_meta.get("min_solution_length"))
+                    _, status, detail, steps, first_illegal, issues = found
+                    codes = tuple(str(issue["code"]) for issue in json.loads(issues))
                 rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
-                                         detail, lam, progress, first_illegal))
+                                         detail, lam, _progress(steps, shortest), first_illegal, codes, steps, shortest,
+                                         reply.truncated, reply.hedged, reply.prompt_tokens, reply.completion_tokens,
+                                         reply.reasoning_tokens))
         return rows
+
+    def usage(self) -> list[SampleUsage]:
+        """The token counts of every stored request of the plan (a request with no count: 0), in plan order: what cost
+        and the budgets add up. A request stands for every planned sample that shares its key, so it is counted once."""
+        plan = self.plan()
+        if plan is None:
+            return []
+        stored = {key: counts for key, *counts in self._read("SELECT key, prompt_tokens, completion_tokens, reasoning_tokens "
+                                                              "FROM samples")}
+        usages, seen = [], set()
+        for planned in plan.samples:
+            if planned.key in stored and planned.key not in seen:
+                seen.add(planned.key)
+                prompt, completion, reasoning = (count or 0 for count in stored[planned.key])
+                usages.append(SampleUsage(planned.model, planned.mode, planned.puzzle, prompt, completion, reasoning))
+        return usages
+
+    def instance_facts(self) -> list[InstanceFacts]:
+        """Every planned instance with its generator's reference metrics, in plan order: what the difficulty table reads.
+
+        Raises:
+            StoreError: an instance's meta is not JSON, or a planned instance is missing.
+        """
+        plan = self.plan()
+        if plan is None:
+            return []
+        stored = {instance_id: (level, meta) for instance_id, level, meta in self._read("SELECT id, level, meta FROM instances")}
+        try:
+            return [InstanceFacts(puzzle, stored[instance_id][0], instance_id, json.loads(stored[instance_id][1]))
+                    for puzzle, ids in plan.instances.items() for instance_id in ids]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._damaged(f"its instances do not fit the plan ({type(exc).__name__}: {exc})") from None
 
     def execution_totals(self) -> tuple[int, float]:
         """How many executions are stored, and their summed wall time as the sandbox measured each."""
@@ -426,6 +470,17 @@ class Store:
             return details
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """What a report row takes from its sample's reply."""
+
+    truncated: bool
+    hedged: bool
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    reasoning_tokens: int | None
 
 
 def _progress(steps: int | None, shortest: object) -> float | None:

@@ -213,7 +213,7 @@ def test_the_command_writes_the_page_beside_the_text_report_and_the_plots(run_di
                              "--plots", str(tmp_path / "plots"))
     assert code == 0 and out == "", err
     said = " ".join(err.split())
-    assert f"html report written: {html}" in said and f"report written: {text}" in said and "plots written: 8 files" in said
+    assert f"html report written: {html}" in said and f"report written: {text}" in said and "plots written: 20 files" in said
     written = html.read_text(encoding="utf-8")
     for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code"):
         assert re.search(f'<figure id="plot-{name}" class="plot"><svg[ >]', written)

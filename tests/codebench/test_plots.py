@@ -38,8 +38,10 @@ def test_every_figure_is_written_for_a_run_in_both_modes(tmp_path: Path) -> None
             for mode in ("code", "instruction") for puzzle in ("hanoi", "sudoku") for level in (1, 2, 3) for i in range(4)]
     files = write_plots(build_report(rows, [1], boot=50), tmp_path / "plots")
     names = sorted(path.name for path in files)
+    # no tokens, prices or minimal lengths in these rows: no token, cost or optimality figure
     assert names == sorted(f"{figure}.{fmt}" for figure in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap",
-                                                            "instruction_vs_code") for fmt in ("png", "svg"))
+                                                            "instruction_vs_code", "failure_modes", "global_curve",
+                                                            "cross_task_correlation") for fmt in ("png", "svg"))
     for path in files:
         if path.suffix == ".png":
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
@@ -49,7 +51,7 @@ def test_every_figure_is_written_for_a_run_in_both_modes(tmp_path: Path) -> None
 
 def test_the_command_draws_a_stored_run_and_refuses_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(capsys, "report", str(V1), "--plots", str(tmp_path / "figures"))
-    assert code == 0 and "plots written: 6 files" in err  # one mode only: no instruction-vs-code figure
+    assert code == 0 and "plots written: 16 files" in err  # one mode only: no instruction-vs-code figure
     taken = tmp_path / "taken.png"
     taken.write_bytes(b"keep me")
     refused(capsys, "report", str(V1), "--plots", str(taken), contains="--plots", inputs=(tmp_path, V1))

@@ -38,10 +38,39 @@ hanoi       2  4     2  2     3  0.333   0.500       -      0.500        0.500  
 sat         1  1     1  1     1  0.000   0.000       -      0.000        0.000  timeout:1                         api_error:1
 sat         2  -     0  0     0      -       -       -          -            -  -                                 api_error:1
 
-collapse threshold λ* (steepest decline of the legal rate per unit λ; 95% bootstrap interval over instances)
-model  mode  puzzle   λ*  interval
-m      code  hanoi   3.5  [3.5, 3.5]
-m      code  sat       -  no decline
+collapse: λ* (steepest decline per unit λ, 95% bootstrap interval over instances), the breakpoint λ of a two-segment fit with its slopes, the highest level passed at a rate of at least 0.8, and the legal rate of the regimes L1-2, L3-4, L5+
+model  mode  puzzle          λ*    interval  breakpoint  slope before  slope after  reliable ≥0.8   L1-2  L3-4  L5+
+m      code  hanoi          3.5  [3.5, 3.5]           -             -            -              -  0.571     -    -
+m      code  sat     no decline           -           -             -            -              -  0.000     -    -
+
+global mean legal rate by level (unweighted over model × mode × puzzle)
+level  groups  mean legal
+    1       2       0.375
+    2       1       0.333
+
+failure modes of the non-legal results (the first seed's taxonomy; the rules are in the README)
+model  mode  puzzle  level  failures  confident_error  runtime_error  timeout
+m      code  hanoi       1         1                1              0        0
+m      code  hanoi       2         2                1              1        0
+m      code  sat         1         1                0              0        1
+
+cross-task success matrix: the legal rate of each model and mode on each puzzle, all levels
+model  mode  hanoi    sat
+m      code  0.571  0.000
+
+does success on one puzzle predict success on another: Pearson r of the per-level legal rates over the (model, mode, level) cells both have, 95% Fisher-z interval
+puzzle a  puzzle b  pairs  r  interval
+hanoi     sat           1  -         -
+
+completion and reasoning tokens of passes and fails (a code-mode program's tokens count on every instance it is judged on)
+model  mode  puzzle  level  passes  fails  completion pass  completion fail  reasoning pass  reasoning fail
+m      code  hanoi       1       3      1                -                -               -               -
+m      code  hanoi       2       1      2                -                -               -               -
+m      code  sat         1       0      1                -                -               -               -
+
+token length vs correctness: point-biserial r between passing and the token count
+model  mode  rows  r completion  r reasoning
+m      code     8             -            -
 
 any-legal: oracle best-of-n, the fraction of instances where any sample is legal
 best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances
@@ -86,8 +115,8 @@ def test_markdown_has_github_tables(report: Report) -> None:
     assert lines[at + 1] == "|" + "---|" * 15
     assert lines[at + 3] == ("| m | code | hanoi | 2 | 4 | 2 | 2 | 3 | 0.333 | 0.500 | - | 0.500 | 0.500"
                              " | rule_violation:1 runtime_error:1 | sandbox_error:1 |")
-    assert "| m | code | hanoi | 3.5 | [3.5, 3.5] |" in lines
-    assert "| m | code | sat | - | no decline |" in lines
+    assert "| m | code | hanoi | 3.5 | [3.5, 3.5] | - | - | - | - | 0.571 | - | - |" in lines
+    assert "| m | code | sat | no decline | - | - | - | - | - | 0.000 | - | - |" in lines
 
 
 def test_markdown_escapes_pipes_in_names() -> None:
@@ -96,7 +125,7 @@ def test_markdown_escapes_pipes_in_names() -> None:
 
 
 def test_csv_parses_back_with_one_row_per_cell(report: Report) -> None:
-    rows = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
+    rows = list(csv.DictReader(io.StringIO(render_report(report, "csv").split("\n\n")[0])))  # the cells: the first table
     assert list(rows[0]) == ["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions",
                              "legal_rate", "pass@1", "pass@2", "oracle_best_of_n", "best_sample_mean", "legal", "rule_violation",
                              "runtime_error", "syntax_error", "timeout", "no_code", "no_answer", "sandbox_error", "api_error",
