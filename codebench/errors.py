@@ -7,8 +7,9 @@ CodebenchError
  ├── StoreError               the run database cannot be used (not one, corrupt)              exit 2
  │    └── SchemaVersionError  written by a newer codebench                                    exit 2
  ├── ModelError               the model endpoint refuses the run (key, model, quota, down)    exit 3
- └── SandboxError             the sandbox infrastructure failed; never the program's fault    exit 3
-      └── SandboxUnavailableError  the backend cannot run here                                exit 3
+ ├── SandboxError             the sandbox infrastructure failed; never the program's fault    exit 3
+ │    └── SandboxUnavailableError  the backend cannot run here                                exit 3
+ └── BudgetReached            --max-cost or --max-tokens-total stopped the run (resumable)    exit 4
 
 Every message says what happened and what to do. Imports nothing.
 """
@@ -19,6 +20,7 @@ from typing import ClassVar
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
+EXIT_BUDGET = 4
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
 
@@ -70,3 +72,10 @@ class SandboxUnavailableError(SandboxError):
     """The backend cannot run at all; the message says how to fix it."""
 
     summary = "sandbox unavailable"
+
+
+class BudgetReached(CodebenchError):
+    """A run budget was used up: what was asked is stored and judged; a larger budget resumes the rest."""
+
+    exit_code = EXIT_BUDGET
+    summary = "budget reached"

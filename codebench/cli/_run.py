@@ -1,7 +1,8 @@
 """`codebench run`, `codebench report`, `codebench compare` and `codebench demo`: parsing and printing only.
 
 Exit codes: 0 done, 2 usage error, 3 the endpoint or the sandbox refuses the run (finished work stays stored),
-130 interrupted. The pipeline, the store and the model client are imported inside the commands.
+4 a budget stopped it (resumable with a larger one), 130 interrupted. The pipeline, the store and the model client
+are imported inside the commands.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from contextlib import ExitStack, nullcontext
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -36,6 +38,7 @@ status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log st
 DATABASE = "run.sqlite"
 FORMATS = ("table", "md", "csv", "json")
 PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n
+DEMO_PRICE = "1/4"  # the demo's mock model: $1 per million prompt tokens, $4 per million completion tokens (illustrative)
 
 
 def run(
@@ -73,6 +76,12 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Base seed for instances and sampling.")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
         "--param", "-p", help="PUZZLE.KEY=VALUE presentation parameter, e.g. rubik.reveal_scramble=true (repeatable).")] = None,
+    price: Annotated[Optional[list[str]], typer.Option(
+        "--price", help="MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens (repeatable; none assumed).")] = None,
+    max_cost: Annotated[Optional[float], typer.Option(help="Stop asking once the run's requests cost this many dollars "
+                                                      "(needs a --price for every model).")] = None,
+    max_tokens_total: Annotated[Optional[int], typer.Option(help="Stop asking once the run's requests hold this many "
+                                                            "prompt + completion tokens.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Run directory (re-running the same command resumes).")] = None,
     config: Annotated[Optional[Path], typer.Option(help="YAML file of these options; flags override it.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Print the plan without calling anything or writing a file.")] = False,
@@ -80,6 +89,8 @@ def run(
     """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
     import asyncio
 
+    from ..analysis.usage import parse_price
+    from ..errors import BudgetReached
     from ..model.presets import resolve_endpoint
     from ..run.pipeline import plan_summary, record_plan
     from ..run.plan import make_plan
@@ -92,7 +103,8 @@ def run(
                "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
                "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None,
                "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
-               "move_cpu": move_cpu}
+               "move_cpu": move_cpu, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
+               "prices": {label: asdict(given) for label, given in map(parse_price, price)} if price else None}
     spec = spec_from_options(options, load_config(config))
     endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
     plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
@@ -109,13 +121,17 @@ def run(
     try:
         with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
             record_plan(store, spec, plan)
-            asyncio.run(_execute(spec, plan, store, endpoints))
-        _print_report([store], "table", None)
+            tracker = asyncio.run(_execute(spec, plan, store, endpoints))
+        _print_report([store], "table", None, brief=True)
+        if tracker.samples_held:
+            raise BudgetReached(f"{tracker.budget_reached}; {tracker.samples_held} of {tracker.samples_total} requests were "
+                                "not made. What was asked is stored and judged: raise the budget and run the same command "
+                                "again to resume")
     finally:
         store.close()
 
 
-async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str, Endpoint]) -> None:
+async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str, Endpoint]) -> Tracker:
     import asyncio
 
     from ..model.client import ModelClient
@@ -139,6 +155,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
                 await asyncio.wait({task}, timeout=0.25)
             live.update(display.render())
             task.result()
+        return tracker
     finally:
         if not status.is_terminal:
             status.print()  # rich leaves the last frame of a Live drawn to a file or pipe without its line end
@@ -160,7 +177,8 @@ class RunDisplay:
     def render(self) -> Group:
         t = self.tracker
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
-                         note=f"{t.samples_cached} stored, {t.tokens} tokens")
+                         note=f"{t.samples_cached} stored, {t.tokens} tokens"
+                              + (f", {t.samples_held} held by the budget" if t.samples_held else ""))
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
                          note=f"{t.executions_cached} stored")
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
@@ -171,18 +189,21 @@ class RunDisplay:
 
 
 def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None, plots: Path | None = None,
-                  html: Path | None = None) -> None:
+                  html: Path | None = None, *, section: str | None = None, prices: dict[str, Any] | None = None,
+                  brief: bool = False) -> None:
     """The report of `stores` as text in `fmt` (None: none) on stdout or into `output`, and the figures and the HTML
-    page where asked for."""
+    page where asked for. Costs use each run's stored price table, `prices` (label → Price) over it."""
     from ..analysis.report import build_report, render_report
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
     games = [row for store in stores for row in store.game_rows()]
-    report = build_report(_joined_rows(stores), ks, games=games)
+    report = build_report(_joined_rows(stores), ks, games=games, usages=[u for store in stores for u in store.usage()],
+                          prices={**_stored_prices(stores), **(prices or {})},
+                          facts=[fact for store in stores for fact in store.instance_facts()])
     inputs = [store.path for store in stores]
     if fmt is not None:
-        text = render_report(report, fmt)
+        text = render_report(report, fmt, section, brief=brief)
         if output is None:
             console.print(text, highlight=False, markup=False, soft_wrap=True)
         else:
@@ -205,6 +226,22 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
         with open_output(html, inputs) as out:
             out.write(page)
         status.print(f"html report written: {html}", highlight=False, markup=False)
+
+
+def _stored_prices(stores: Sequence[Store]) -> dict[str, Any]:
+    """The price tables the runs were given (a later run's price of a model over an earlier one's)."""
+    from ..analysis.usage import Price
+
+    prices: dict[str, Any] = {}
+    for store in stores:
+        spec = store.document("spec") or {}
+        for label, price in (spec.get("prices") or {}).items():
+            try:
+                prices[label] = Price(float(price["input_per_mtok"]), float(price["output_per_mtok"]))
+            except (KeyError, TypeError, ValueError):
+                raise InputError(f"{store.path} holds a price for {label} that is not what codebench writes: give "
+                                 f"--price {label}=INPUT/OUTPUT") from None
+    return prices
 
 
 def _joined_rows(stores: Sequence[Store]) -> list[ExecutionRow]:
@@ -289,12 +326,22 @@ def report(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
     plots: Annotated[Optional[Path], typer.Option(help="Also draw the figures (PNG and SVG) into this folder.")] = None,
     html: Annotated[Optional[Path], typer.Option(help="Also write one self-contained HTML page, every sample included.")] = None,
+    section: Annotated[Optional[str], typer.Option(help="Print one analysis only: cells, collapse, levels, failures, traces, "
+                                                       "cross-task, correlations, tokens, token-correlation, cost, optimality, "
+                                                       "difficulty or games.")] = None,
+    price: Annotated[Optional[list[str]], typer.Option(
+        "--price", help="MODEL=INPUT/OUTPUT: US dollars per million tokens, over the run's own (repeatable).")] = None,
 ) -> None:
     """Metrics of one or more runs, computed from their stored rows only (the run directories are only read)."""
+    from ..analysis.report import SECTIONS
+    from ..analysis.usage import parse_price
     from ..run.store import Store
 
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    if section is not None and section not in SECTIONS:
+        raise InputError(f"--section {section!r}: choose one of {', '.join(SECTIONS)}")
+    prices = dict(map(parse_price, price or ()))
     databases = [_database(folder) for folder in run_dirs]
     if output is not None:
         check_output(output, databases)
@@ -309,7 +356,7 @@ def report(
         for database in databases:
             stores.append(Store.for_reading(database))
             opened.callback(stores[-1].close)
-        _print_report(stores, fmt, output, plots, html)
+        _print_report(stores, fmt, output, plots, html, section=section, prices=prices)
 
 
 def demo(
@@ -320,14 +367,15 @@ def demo(
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/demo"),
 ) -> None:
     """The whole job on built-in defaults: a mock model on loopback, both modes on all nine puzzles × six levels; the
-    report, its figures (OUT/plots) and its HTML page (OUT/report.html)."""
+    report, its figures (OUT/plots) and its HTML page (OUT/report.html). Its cost is at an illustrative price
+    (DEMO_PRICE); a real run assumes none."""
     from ..model.mock_server import start_mock_server
     from ..run.spec import spec_from_options
     from ..run.store import Store
 
     options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,
-                               "cpu": cpu, "out": out}
-    spec_from_options({**options, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
+                               "cpu": cpu, "out": out, "price": [f"{behavior}={DEMO_PRICE}"]}
+    spec_from_options({**options, "price": None, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False, markup=False)
         run(**options, base_url=server.url)

@@ -35,6 +35,15 @@ class ModelOption(BaseModel):
                          self.request, self.images)
 
 
+class PriceOption(BaseModel):
+    """One model's price, US dollars per million tokens (reasoning tokens are billed as output)."""
+
+    model_config = STRICT
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
 class RunOptions(BaseModel):
     """Every option `codebench run` takes, as given; `RunSpec` is built from it."""
 
@@ -69,6 +78,9 @@ class RunOptions(BaseModel):
     legal_hint: bool = RunSpec.legal_hint
     game_cpu: float = Field(GameLimits.game_cpu_s, gt=0, le=10 * MAX_CPU_S)
     move_cpu: float = Field(GameLimits.move_cpu_s, gt=0, le=MAX_CPU_S)
+    prices: dict[str, PriceOption] = Field(default_factory=dict)  # model label -> its price (none assumed)
+    max_cost: float | None = Field(None, gt=0)  # US dollars over the whole run, resumed runs included
+    max_tokens_total: int | None = Field(None, ge=1)  # prompt + completion tokens over the whole run
     out: str = str(RunSpec.out)
 
     @field_validator("models", mode="before")

@@ -20,10 +20,25 @@ import puzzles
 from puzzles.games import get_game
 
 from .. import __version__
+from ..analysis.usage import request_cost, total_usage
 from ..errors import SandboxError
 from ..modes import Bench, ChatModel, Execution, Judge, get_mode
 from ..sandbox import SandboxBackend
-from ..types import INFRASTRUCTURE_STATUSES, Batch, Facts, Limits, Outcome, Program, Result, Sample, SampleJob, Status, Task
+from ..types import (
+    INFRASTRUCTURE_STATUSES,
+    Batch,
+    Completion,
+    Facts,
+    Limits,
+    Outcome,
+    Program,
+    Result,
+    Sample,
+    SampleJob,
+    SampleUsage,
+    Status,
+    Task,
+)
 from .matches import Table, planned
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
@@ -47,6 +62,8 @@ class Tracker:
     games_done: int = 0
     games_cached: int = 0
     games_void: int = 0  # the sandbox or the endpoint broke them: played again on resume
+    samples_held: int = 0  # not asked because a budget was reached: asked on a resume with a larger one
+    budget_reached: str = ""  # which budget, and what was spent
     statuses: Counter[str] = field(default_factory=Counter)
 
     def count(self, **changes: int) -> None:
@@ -84,6 +101,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     """
     tracker.samples_total, tracker.executions_total, tracker.games_total = len(plan.samples), plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
+    budget = _Budget(spec, store) if spec.max_cost is not None or spec.max_tokens_total is not None else None
     stored = store.samples(job.key for job in plan.samples)
 
     def played(cached: bool, void: bool) -> None:
@@ -98,7 +116,16 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         if sample is not None and sample.completion.error is None:
             tracker.count(samples_done=1, samples_cached=1)
         else:
-            reply = await mode.ask(job, client)
+            if budget is None:
+                reply = await mode.ask(job, client)
+            else:
+                async with budget.gate:
+                    tracker.budget_reached = budget.reached()
+                    if tracker.budget_reached:
+                        tracker.count(samples_held=1)
+                        return
+                    reply = await mode.ask(job, client)
+                    budget.spend(job, reply.completion)
             sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
                             job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries,
                             reply.retried_replies)
@@ -119,6 +146,33 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
             task.cancel()
         if table is not None:
             table.close()
+
+
+class _Budget:
+    """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
+    resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
+    connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for)."""
+
+    def __init__(self, spec: RunSpec, store: Store) -> None:
+        self.spec = spec
+        self.tokens, cost = total_usage(store.usage(), spec.prices)
+        self.cost = cost or 0.0
+        self.gate = asyncio.Semaphore(spec.max_connections)
+
+    def reached(self) -> str:
+        """Which budget is used up, and by how much ("" while neither is)."""
+        if self.spec.max_tokens_total is not None and self.tokens >= self.spec.max_tokens_total:
+            return f"--max-tokens-total {self.spec.max_tokens_total}: {self.tokens} tokens used"
+        if self.spec.max_cost is not None and self.cost >= self.spec.max_cost:
+            return f"--max-cost {self.spec.max_cost:g}: ${self.cost:.4f} spent"
+        return ""
+
+    def spend(self, job: SampleJob, completion: Completion) -> None:
+        usage = SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
+                            completion.reasoning_tokens or 0)
+        self.tokens += usage.prompt_tokens + usage.completion_tokens
+        price = self.spec.prices.get(job.model)
+        self.cost += request_cost(usage, price) if price is not None else 0.0
 
 
 @dataclass(frozen=True)

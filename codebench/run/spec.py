@@ -13,6 +13,7 @@ from typing import Any
 
 import puzzles
 
+from ..analysis.usage import Price
 from ..errors import ConfigError, InputError
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
@@ -88,6 +89,9 @@ class RunSpec:
     history: bool = True  # instruction-mode games: the whole conversation each turn (False: PuzzlePlex's ablation)
     legal_hint: bool = False  # instruction-mode games: list the legal moves each turn
     game_limits: GameLimits = field(default_factory=GameLimits)
+    prices: dict[str, Price] = field(default_factory=dict)  # model label -> its price; none assumed
+    max_cost: float | None = None  # stop asking once the run's stored requests cost this much (needs every price)
+    max_tokens_total: int | None = None  # stop asking once the run's stored requests hold this many tokens
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
@@ -121,6 +125,16 @@ class RunSpec:
         if outside or not self.levels:
             raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
         self._check_games()
+        self._check_budgets(labels)
+
+    def _check_budgets(self, labels: list[str]) -> None:
+        unknown = sorted(set(self.prices) - set(labels))
+        if unknown:
+            raise ConfigError(f"--price {unknown[0]}: no model of this run is called that (models: {', '.join(labels)})")
+        unpriced = [label for label in labels if label not in self.prices]
+        if self.max_cost is not None and unpriced:
+            raise ConfigError(f"--max-cost needs a price for every model; {unpriced[0]} has none: give --price "
+                              f"{unpriced[0]}=INPUT/OUTPUT (US dollars per million tokens)")
 
     def _check_games(self) -> None:
         from puzzles.games import get_game
@@ -270,6 +284,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         given.pop("models", None)  # the flag replaces the config's list
     if isinstance(config.get("params"), dict) and isinstance(flags.get("params"), dict):  # a --param overrides one key
         given["params"] = _merged(config["params"], flags["params"])
+    if isinstance(config.get("prices"), dict) and isinstance(flags.get("prices"), dict):  # a --price overrides one model's
+        given["prices"] = {**config["prices"], **flags["prices"]}
     try:
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
@@ -290,4 +306,6 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    executor=checked.executor, ray_address=checked.ray_address,
                    format_retries=checked.format_retries, request=checked.request, params=checked.params,
                    games=checked.game_names(), opponents=checked.opponent_names(), history=checked.history,
-                   legal_hint=checked.legal_hint, game_limits=game_limits, out=Path(checked.out))
+                   legal_hint=checked.legal_hint, game_limits=game_limits, out=Path(checked.out),
+                   prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
+                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total)
