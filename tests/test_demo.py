@@ -26,7 +26,7 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
         assert f"\n{name} " in report
     for status in ("legal", "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer"):
         assert f"{status}:" in report or status == "legal"
-    assert "collapse threshold λ*" in report and (out / "run.sqlite").is_file()
+    assert "collapse: λ*" in report and (out / "run.sqlite").is_file()
     page = (out / "report.html").read_text(encoding="utf-8")  # the page people look at, its figures inline
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 4 and 'id="codebench-data"' in page
     for analysis in ("collapse", "levels", "failures", "traces", "cross-task", "correlations", "tokens", "token-correlation",
@@ -35,7 +35,8 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
     for figure in ("failure_modes", "global_curve", "cross_task_correlation", "tokens_pass_fail", "cost", "optimality"):
         assert f'id="plot-{figure}"' in page, figure  # ... and as a figure
     assert sorted(path.name for path in (out / "plots").iterdir()) == sorted(
-        f"{name}.{fmt}" for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code")
-        for fmt in ("png", "svg"))
+        f"{name}.{fmt}" for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code",
+                                     "failure_modes", "global_curve", "cross_task_correlation", "tokens_pass_fail", "cost",
+                                     "optimality") for fmt in ("png", "svg"))
     assert f"html report written: {out / 'report.html'}" in done.stderr
     assert "Traceback" not in done.stderr
