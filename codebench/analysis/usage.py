@@ -127,13 +127,13 @@ def parse_price(text: str) -> tuple[str, Price]:
     model = model.strip()
     parts = amounts.split("/")
     if not equals or not model or len(parts) != 2:
-        raise InputError(f"price {text!r} is not of the form {PRICE_FORM}")
+        raise InputError(f"--price {text!r} is not of the form {PRICE_FORM}")
     try:
         values = [float(part) for part in parts]
     except ValueError:
-        raise InputError(f"price {text!r} is not of the form {PRICE_FORM}: the prices must be numbers") from None
+        raise InputError(f"--price {text!r} is not of the form {PRICE_FORM}: the prices must be numbers") from None
     if not all(math.isfinite(v) and v >= 0 for v in values):
-        raise InputError(f"price {text!r} is not of the form {PRICE_FORM}: the prices must be finite and not negative")
+        raise InputError(f"--price {text!r} is not of the form {PRICE_FORM}: the prices must be finite and not negative")
     return model, Price(*values)
 
 

@@ -101,8 +101,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     """
     tracker.samples_total, tracker.executions_total, tracker.games_total = len(plan.samples), plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
-    budget = _Budget(spec, store) if spec.max_cost is not None or spec.max_tokens_total is not None else None
     stored = store.samples(job.key for job in plan.samples)
+    budget = _Budget(spec, store, set(stored)) if spec.max_cost is not None or spec.max_tokens_total is not None else None
 
     def played(cached: bool, void: bool) -> None:
         tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
@@ -151,10 +151,11 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 class _Budget:
     """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
     resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
-    connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for)."""
+    connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for).
+    A key is counted once, as the store keeps it, so a resume sees the very spending the stopped run saw."""
 
-    def __init__(self, spec: RunSpec, store: Store) -> None:
-        self.spec = spec
+    def __init__(self, spec: RunSpec, store: Store, stored_keys: set[str]) -> None:
+        self.spec, self.counted = spec, stored_keys
         self.tokens, cost = total_usage(store.usage(), spec.prices)
         self.cost = cost or 0.0
         self.gate = asyncio.Semaphore(spec.max_connections)
@@ -168,6 +169,9 @@ class _Budget:
         return ""
 
     def spend(self, job: SampleJob, completion: Completion) -> None:
+        if job.key in self.counted:
+            return
+        self.counted.add(job.key)
         usage = SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
                             completion.reasoning_tokens or 0)
         self.tokens += usage.prompt_tokens + usage.completion_tokens
