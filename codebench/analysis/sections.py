@@ -125,6 +125,9 @@ def correlations_section(correlations: Sequence[TaskCorrelation]) -> Section:
 
 
 def tokens_section(stats: Sequence[TokenStats]) -> Section:
+    """The cells with any token count (servers that report no usage leave none)."""
+    stats = [s for s in stats if not all(math.isnan(v) for v in (s.pass_completion, s.fail_completion, s.pass_reasoning,
+                                                                 s.fail_reasoning))]
     return _section("tokens", "completion and reasoning tokens of passes and fails (a code-mode program's tokens count on "
                     "every instance it is judged on)",
                     ["model", "mode", "puzzle", "level", "passes", "fails", "completion pass", "completion fail",

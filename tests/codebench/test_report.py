@@ -62,12 +62,6 @@ does success on one puzzle predict success on another: Pearson r of the per-leve
 puzzle a  puzzle b  pairs  r  interval
 hanoi     sat           1  -         -
 
-completion and reasoning tokens of passes and fails (a code-mode program's tokens count on every instance it is judged on)
-model  mode  puzzle  level  passes  fails  completion pass  completion fail  reasoning pass  reasoning fail
-m      code  hanoi       1       3      1                -                -               -               -
-m      code  hanoi       2       1      2                -                -               -               -
-m      code  sat         1       0      1                -                -               -               -
-
 token length vs correctness: point-biserial r between passing and the token count
 model  mode  rows  r completion  r reasoning
 m      code     8             -            -
