@@ -212,7 +212,7 @@ def _table(report: Report, brief: bool = False) -> str:
     for name, section in analysis_sections(report).items():
         if section.rows and (not brief or name in BRIEF):
             lines += ["", *sections.table_lines(section)]
-    if report.games is not None and not brief:
+    if report.games is not None:
         lines += ["", f"games: {report.games.games} played", SCORES_TITLE,
                   *align([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7))]
         lines += ["", RATINGS_TITLE]
