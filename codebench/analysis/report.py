@@ -52,7 +52,7 @@ from .metrics import (
     trace_grades,
 )
 from .optimality import Difficulty, Optimality, difficulty_table, optimality
-from .sections import Section, align, md_table
+from .sections import Section, align, md_table, number, rate
 from .usage import CostLine, Price, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
 FORMATS = ("table", "md", "csv", "json")
@@ -162,14 +162,6 @@ def _one_section(report: Report, fmt: str, name: str) -> str:
     return sections.render_section(found, fmt, _plain)
 
 
-def _rate(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.3f}"
-
-
-def lam(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.4g}"
-
-
 def mix(counts: dict[str, int]) -> str:
     return " ".join(f"{status}:{n}" for status, n in counts.items()) or "-"
 
@@ -178,15 +170,9 @@ def failures(cell: CellMetrics) -> dict[str, int]:
     return {status: n for status, n in cell.status_counts.items() if status != Status.LEGAL}
 
 
-def interval(threshold: CollapseThreshold) -> str:
-    if threshold.lambda_star is None:
-        return "no decline"
-    return "-" if threshold.low is None else f"[{lam(threshold.low)}, {lam(threshold.high)}]"
-
-
 def summary(totals: Totals) -> str:
     infra = f"; infrastructure failures, not counted: {mix(totals.infra_counts)}" if totals.infra_counts else ""
-    return f"{totals.executions} executions, legal rate {_rate(totals.legal_rate)}{infra}"
+    return f"{totals.executions} executions, legal rate {rate(totals.legal_rate)}{infra}"
 
 
 def cell_columns(report: Report) -> list[str]:
@@ -194,9 +180,9 @@ def cell_columns(report: Report) -> list[str]:
 
 
 def cell_values(report: Report, cell: CellMetrics) -> list[str]:
-    passes = [_rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
-    return [str(cell.level), lam(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
-            _rate(cell.legal_rate), *passes, _rate(cell.oracle_best_of_n), _rate(cell.best_sample_mean)]
+    passes = [rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
+    return [str(cell.level), number(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
+            rate(cell.legal_rate), *passes, rate(cell.oracle_best_of_n), rate(cell.best_sample_mean)]
 
 
 def _table(report: Report, brief: bool = False) -> str:
