@@ -19,7 +19,7 @@ from codebench.model.mock_server import start_mock_server
 from codebench.run.store import Store
 from puzzles.games import GAMES, game_names
 
-from .cli import run_cli
+from .cli import run_cli, run_command
 
 pytestmark = pytest.mark.docker
 TIMINGS = {"cpu_s", "wall_s", "latency_s", "game_cpu_s"}
@@ -135,7 +135,7 @@ def test_a_match_run_killed_with_sigkill_resumes_to_the_records_of_an_uninterrup
     with start_mock_server(latency_s=0.05, seed=1) as server:
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
-        subprocess.run([*command, "--out", str(tmp_path / "whole")], env=env, capture_output=True, check=True, timeout=600)
+        run_command([*command, "--out", str(tmp_path / "whole")], env)
         killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
@@ -144,7 +144,7 @@ def test_a_match_run_killed_with_sigkill_resumes_to_the_records_of_an_uninterrup
         killed.send_signal(signal.SIGKILL)  # in the middle of the games
         killed.wait()
         partial = _stored_count(tmp_path / "resumed")
-        subprocess.run([*command, "--out", str(tmp_path / "resumed")], env=env, capture_output=True, check=True, timeout=600)
+        run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = stored_games(tmp_path / "whole"), stored_games(tmp_path / "resumed")
     assert 0 < partial < len(whole)  # it really was interrupted
     assert resumed == whole

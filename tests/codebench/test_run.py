@@ -19,7 +19,7 @@ import pytest
 from codebench.model.mock_server import start_mock_server
 from codebench.run.store import Store
 
-from .cli import run_cli
+from .cli import run_cli, run_command
 
 pytestmark = pytest.mark.docker
 SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
@@ -121,7 +121,7 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
     with start_mock_server(latency_s=0.4, seed=1) as server:
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
-        subprocess.run([*command, "--out", str(tmp_path / "whole")], env=env, capture_output=True, check=True, timeout=600)
+        run_command([*command, "--out", str(tmp_path / "whole")], env)
         killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
@@ -130,7 +130,7 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
         killed.send_signal(signal.SIGKILL)  # in the middle: some samples and executions stored, others not
         killed.wait()
         partial = rows(tmp_path / "resumed")
-        subprocess.run([*command, "--out", str(tmp_path / "resumed")], env=env, capture_output=True, check=True, timeout=600)
+        run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = rows(tmp_path / "whole"), rows(tmp_path / "resumed")
     assert 0 < len(partial) < len(whole)  # it really was interrupted
     assert resumed == whole and len(whole) == 3 * 3 * 2 * 3 * (2 if mode == "both" else 1)
