@@ -26,6 +26,11 @@ def solve_within(solver: Any, budget: int | None, assumptions: Sequence[int] = (
         return solver.solve_limited(assumptions=list(assumptions))
 
 
+def decisions(solver: Any) -> int:
+    """The branching decisions the solver has made so far: the search nodes of a CDCL search (0: settled without one)."""
+    return int(solver.accum_stats().get("decisions", 0))
+
+
 @contextmanager
 def _signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():

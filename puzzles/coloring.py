@@ -20,7 +20,7 @@ from math import comb
 
 from ._errors import ConfigError, InstanceFormatError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
-from ._sat import solve_within
+from ._sat import decisions, solve_within
 
 MAX_NODES = 300  # nodes generate draws
 MAX_SOLVE_NODES = 10_000  # nodes solve (and the DIMACS reader) accepts
@@ -74,6 +74,11 @@ def find_coloring(n: int, edges: list[list[int]], k: int, budget: int | None = N
     One-hot SAT encoding: variable v·k + c + 1 says node v has colour c + 1. With a conflict
     `budget`, raises InstanceFormatError when the solver spends it without an answer.
     """
+    return colour_search(n, edges, k, budget)[0]
+
+
+def colour_search(n: int, edges: list[list[int]], k: int, budget: int | None = None) -> tuple[list[int] | None, int]:
+    """find_coloring's answer, and the decisions its SAT search took."""
     from pysat.solvers import Solver  # deferred: a solver library, loaded on first solve so `import puzzles` stays cheap
 
     def var(node: int, colour: int) -> int:
@@ -88,10 +93,11 @@ def find_coloring(n: int, edges: list[list[int]], k: int, budget: int | None = N
         found = solve_within(solver, budget)
         if found is None:
             raise InstanceFormatError(f"coloring: no answer within the solve budget of {budget} conflicts")
+        nodes = decisions(solver)
         if not found:
-            return None
+            return None, nodes
         true = {literal for literal in solver.get_model() if literal > 0}
-    return [next(c + 1 for c in range(k) if var(v, c) in true) for v in range(n)]
+    return [next(c + 1 for c in range(k) if var(v, c) in true) for v in range(n)], nodes
 
 
 class GraphColoring(Puzzle[ColoringParams]):
@@ -148,6 +154,7 @@ class GraphColoring(Puzzle[ColoringParams]):
         meta = {
             "complexity": complexity({"num_nodes": n, "edges": edges, "num_colors": k}),
             "chromatic_number": k,
+            "search_nodes": colour_search(n, edges, k, SOLVE_CONFLICTS)[1],  # the reference solver's search for the answer
             "attempts": attempt,
         }
         return {"num_nodes": n, "edges": edges, "num_colors": k}, meta

@@ -75,8 +75,8 @@ def _constrain(model: cp_model.CpModel, addends: list[str], result: str) -> dict
     return digit
 
 
-def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, dict[str, int] | None]:
-    """(min(number of valid mappings, cap), the first mapping found or None).
+def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, dict[str, int] | None, int]:
+    """(min(number of valid mappings, cap), the first mapping found or None, the branches the search took).
 
     One worker and no time limit, so runs repeat exactly; the capped count is a fact about the
     puzzle whatever order the solutions come in. Enumeration mode (presolve keeps every solution)
@@ -109,7 +109,7 @@ def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, 
     solver.parameters.catch_sigint_signal = False  # else Ctrl-C silently cuts the count short; the search is brief
     found = Search(digit, cap)
     solver.solve(model, found)
-    return found.count, found.first
+    return found.count, found.first, solver.num_branches
 
 
 def carry_chain(addends: list[str], digits: dict[str, int]) -> int:
@@ -174,7 +174,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
             addends, result, digits = self._draw(params, rng)
             if not params.min_letters <= len(digits) <= params.max_letters:
                 continue
-            count, _ = search(addends, result, 2 if params.unique else COUNT_CAP)
+            count, _, branches = search(addends, result, 2 if params.unique else COUNT_CAP)
             if params.unique and count != 1:
                 continue
             instance = {"addends": addends, "result": result}
@@ -186,6 +186,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
                 },
                 "solution_count": count,
                 "solution_count_capped": count >= COUNT_CAP,
+                "search_nodes": branches,  # of the CP-SAT search that counted the solutions
                 "solution": dict(sorted(digits.items())),
                 "draws": draw,
             }
@@ -259,7 +260,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
             )
 
     def _solve(self, instance: dict[str, JSON]) -> JSON:
-        _, mapping = search(instance["addends"], instance["result"], cap=1)
+        _, mapping, _ = search(instance["addends"], instance["result"], cap=1)
         if mapping is None:
             equation = f"{' + '.join(instance['addends'])} = {instance['result']}"
             raise InstanceFormatError(f"cryptarithm: {clip(equation)} has no solution")

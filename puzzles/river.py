@@ -67,9 +67,14 @@ def _after_trip(counts: Counts, move: Move) -> Counts:
     return arrive_both, stay_wife, stay_husband, stay_both
 
 
-@lru_cache(maxsize=256)
 def count_plan(pairs: int, capacity: int) -> tuple[Move, ...] | None:
-    """A minimal sequence of count moves (BFS), or None when no plan exists.
+    """A minimal sequence of count moves (BFS), or None when no plan exists."""
+    return plan_search(pairs, capacity)[0]
+
+
+@lru_cache(maxsize=256)
+def plan_search(pairs: int, capacity: int) -> tuple[tuple[Move, ...] | None, int]:
+    """count_plan's answer, and the states the BFS expanded to find it (its search nodes).
 
     Safe states are few (O(n): a bank with a lone wife has no husbands), so this is fast at n = 100.
     """
@@ -77,17 +82,19 @@ def count_plan(pairs: int, capacity: int) -> tuple[Move, ...] | None:
     goal: State = ((pairs, 0, 0, 0), 1)
     parent: dict[State, tuple[State, Move] | None] = {start: None}
     queue = deque([start])
+    expanded = 0
     while queue:
         state = queue.popleft()
+        expanded += 1
         if state == goal:
-            return _unwind(parent, goal)
+            return _unwind(parent, goal), expanded
         counts, side = state
         for move in _moves(counts, capacity):
             after = (_after_trip(counts, move), 1 - side)
             if after not in parent and _safe_counts(after[0]):
                 parent[after] = (state, move)
                 queue.append(after)
-    return None
+    return None, expanded
 
 
 def _unwind(parent: dict[State, tuple[State, Move] | None], goal: State) -> tuple[Move, ...]:
@@ -183,6 +190,7 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
             "complexity": {"pairs": params.pairs, "capacity": params.capacity},
             "min_solution_length": len(plan),
             "min_capacity": min_capacity(params.pairs),
+            "search_nodes": plan_search(params.pairs, params.capacity)[1],
         }
         return instance, meta
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ._errors import ConfigError, InstanceFormatError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
-from ._sat import solve_within
+from ._sat import decisions, solve_within
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver
@@ -67,10 +67,11 @@ def _solver(name: str, clauses: list[list[int]]) -> Solver:
     return Solver(name=name, bootstrap_with=clauses)
 
 
-def find_model(clauses: list[list[int]]) -> list[int] | None:
-    """A satisfying model as signed literals, or None when the formula is unsatisfiable."""
+def find_model(clauses: list[list[int]]) -> tuple[list[int] | None, int]:
+    """A satisfying model as signed literals (None: the formula is unsatisfiable), and the decisions it took."""
     with _solver(SOLVER, clauses) as solver:
-        return solver.get_model() if solve_within(solver, None) else None
+        model = solver.get_model() if solve_within(solver, None) else None
+        return model, decisions(solver)
 
 
 def count_models(clauses: list[list[int]], num_vars: int, cap: int = MODEL_CAP) -> int:
@@ -128,7 +129,8 @@ class Sat(Puzzle[SatParams]):
         n, m = params.num_vars, params.clause_count
         for attempt in range(1, MAX_ATTEMPTS + 1):  # noqa: B007 (recorded in meta)
             clauses = _random_formula(n, m, rng)
-            if find_model(clauses) is not None:
+            model, nodes = find_model(clauses)
+            if model is not None:
                 break
         else:
             raise ConfigError(
@@ -139,6 +141,7 @@ class Sat(Puzzle[SatParams]):
             "complexity": complexity({"num_vars": n, "clauses": clauses}),
             "model_count": count,
             "model_count_capped": count >= MODEL_CAP,
+            "search_nodes": nodes,
             "attempts": attempt,
         }
         return {"num_vars": n, "clauses": clauses}, meta

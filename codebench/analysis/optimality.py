@@ -18,7 +18,8 @@ from typing import Any
 from ..types import ExecutionRow, InstanceFacts, Status
 
 # Top-level meta keys that measure difficulty, in the table's order (version, attempts, draws, *_capped, scramble do not).
-REFERENCE_KEYS = ("min_solution_length", "state_space", "solution_count", "model_count", "chromatic_number", "jumps", "slides")
+REFERENCE_KEYS = ("min_solution_length", "search_nodes", "state_space", "solution_count", "model_count", "chromatic_number", "jumps",
+                  "slides")
 FLAG_KEYS = ("singles_solvable",)  # booleans: averaged as the fraction True
 CAPACITY_KEYS = ("min_capacity",)  # river's boat size: it shapes the search
 TOP_LEVEL_KEYS = (*REFERENCE_KEYS, *FLAG_KEYS, *CAPACITY_KEYS)
