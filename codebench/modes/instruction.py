@@ -96,6 +96,7 @@ def _after(spent: Completion | None, completion: Completion) -> Completion:
         return completion
     return replace(completion, prompt_tokens=_plus(spent.prompt_tokens, completion.prompt_tokens),
                    completion_tokens=_plus(spent.completion_tokens, completion.completion_tokens),
+                   reasoning_tokens=_plus(spent.reasoning_tokens, completion.reasoning_tokens),
                    latency_s=spent.latency_s + completion.latency_s)
 
 

@@ -145,3 +145,27 @@ def test_trace_grades_average_how_far_failures_got() -> None:
                                                            ("legal", 1.0, None), ("no_answer", None, None)])]
     (grade,) = trace_grades(rows)
     assert (grade.failures, grade.mean_progress, grade.median_first_illegal) == (2, 0.375, 5)
+
+
+def test_a_retried_reply_carries_the_tokens_of_every_turn_of_its_conversation() -> None:
+    """Cost, budgets and the token analysis read the stored sample: the turns before a format retry count too."""
+    import asyncio
+
+    from codebench.modes.instruction import InstructionMode
+    from codebench.types import Completion, SampleJob, Sampling
+
+    turns = iter([Completion("no answer yet", "stop", False, 100, 10, 0.5, "m", None, reasoning_tokens=4),
+                  Completion('```json\n{"moves": []}\n```', "stop", False, 130, 12, 0.25, "m", None, reasoning_tokens=6)])
+
+    class TwoTurns:
+        async def complete(self, messages: list[dict[str, str]], **_: object) -> Completion:
+            return next(turns)
+
+    puzzle = puzzles.get_puzzle("hanoi")
+    record = puzzle.generate(1, 0)
+    job = SampleJob("k", "m", "instruction", "hanoi", 0, render_instruction_prompt(puzzle, record), Sampling(0.0, None, 0),
+                    (record,), record.id)
+    reply = asyncio.run(InstructionMode().ask(job, TwoTurns()))  # type: ignore[arg-type]
+    spent = reply.completion
+    assert reply.format_retries == 1 and reply.reading.program is not None
+    assert (spent.prompt_tokens, spent.completion_tokens, spent.reasoning_tokens, spent.latency_s) == (230, 22, 10, 0.75)
