@@ -23,6 +23,7 @@ REFERENCE_KEYS = ("min_solution_length", "search_nodes", "state_space", "solutio
 FLAG_KEYS = ("singles_solvable",)  # booleans: averaged as the fraction True
 CAPACITY_KEYS = ("min_capacity",)  # river's boat size: it shapes the search
 TOP_LEVEL_KEYS = (*REFERENCE_KEYS, *FLAG_KEYS, *CAPACITY_KEYS)
+FALLING_KEYS = ("min_solution_length", "search_nodes", "tau")  # a level whose mean is below the previous level's is weak
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def difficulty_table(facts: Sequence[InstanceFacts]) -> list[Difficulty]:
 
 def weak_steps(table: Sequence[Difficulty]) -> list[tuple[str, int, str]]:
     """(puzzle, level, why) for each level not harder than the puzzle's previous level by the reference metrics:
-    a falling minimal length, or still solvable by singles alone. Several reasons join with "; ". Sorted."""
+    a falling minimal length or reference search, or still solvable by singles alone. Several reasons join with "; ".
+    Sorted."""
     by_puzzle: defaultdict[str, list[Difficulty]] = defaultdict(list)
     for cell in table:
         by_puzzle[cell.puzzle].append(cell)
@@ -104,9 +106,10 @@ def weak_steps(table: Sequence[Difficulty]) -> list[tuple[str, int, str]]:
         cells.sort(key=lambda cell: cell.level)
         for before, after in zip(cells, cells[1:]):
             reasons = []
-            old, new = before.metrics.get("min_solution_length"), after.metrics.get("min_solution_length")
-            if old is not None and new is not None and new < old:
-                reasons.append(f"min_solution_length falls from {old:g} to {new:g}")
+            for key in FALLING_KEYS:
+                old, new = before.metrics.get(key), after.metrics.get(key)
+                if old is not None and new is not None and new < old:
+                    reasons.append(f"{key} falls from {old:.4g} to {new:.4g}")
             if before.metrics.get("singles_solvable") == 1.0 and after.metrics.get("singles_solvable") == 1.0:
                 reasons.append(f"solvable by singles alone, like level {before.level}")
             if reasons:

@@ -119,8 +119,9 @@ def test_weak_steps_find_a_falling_minimum_and_a_repeated_singles_level() -> Non
 
 
 def test_weak_steps_compare_with_the_previous_level_present_and_join_reasons() -> None:
-    cells = [Difficulty("p", 5, 1, {"min_solution_length": 9.0, "singles_solvable": 1.0}),
-             Difficulty("p", 2, 1, {"min_solution_length": 10.0, "singles_solvable": 1.0}),
+    cells = [Difficulty("p", 5, 1, {"min_solution_length": 9.0, "singles_solvable": 1.0, "search_nodes": 40.0}),
+             Difficulty("p", 2, 1, {"min_solution_length": 10.0, "singles_solvable": 1.0, "search_nodes": 40.5}),
              Difficulty("p", 7, 1, {"min_solution_length": 12.0}),  # no singles_solvable: not compared
              Difficulty("q", 1, 1, {"min_solution_length": math.nan})]
-    assert weak_steps(cells) == [("p", 5, "min_solution_length falls from 10 to 9; solvable by singles alone, like level 2")]
+    assert weak_steps(cells) == [("p", 5, "min_solution_length falls from 10 to 9; search_nodes falls from 40.5 to 40; "
+                                          "solvable by singles alone, like level 2")]
