@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import puzzles
+from codebench.analysis.failures import FailureMode
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.docker
@@ -40,3 +42,10 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
                                      "optimality") for fmt in ("png", "svg"))
     assert f"html report written: {out / 'report.html'}" in done.stderr
     assert "Traceback" not in done.stderr
+    failures = subprocess.run([str(ROOT / ".venv" / "bin" / "codebench"), "report", str(out), "--section", "failures", "--format",
+                               "json"], capture_output=True, text=True, timeout=300, check=True).stdout
+    seen: dict[str, set[str]] = {"code": set(), "instruction": set()}
+    for record in json.loads(failures)["records"]:
+        seen[record["mode"]] |= {key.removeprefix("counts.") for key, n in record.items() if key.startswith("counts.") and n}
+    assert set(FailureMode) <= seen["instruction"]  # the mock's flaws reach every category of the first seed's taxonomy
+    assert {"runtime_error", "syntax_error", "timeout", "no_code"} <= seen["code"]

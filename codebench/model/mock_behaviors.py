@@ -11,6 +11,12 @@ Instruction mode (the prompt says `codebench-mode: instruction` and shows the in
 `timeout` with a reply cut off inside its JSON block (finish reason `length`); `crash` with JSON of the wrong
 shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded;
 `reasoning` with the right answer and its thinking in a separate `reasoning_content` field, as reasoning models send.
+Three flaw a plan (hanoi, checkers, river, waterjug, rubik) the way the first seed's failure modes describe, each edit
+confirmed by the validator: `slip` follows the reference plan, then makes an illegal move from its middle on (a state
+inconsistency); `astray` answers a legal plan at least as long as the shortest that ends off the goal, stated
+confidently (a confident error); `hedged` answers that plan in hedged prose (incomplete reasoning). Where no such edit
+exists (no plan, or no illegal move: rubik's `slip`) they answer as `wrong`. In code mode and in games they play `wrong`.
+`mixed` keeps one behaviour through a puzzle's instruction-mode conversation (see `mixed_choice`).
 
 Games (the line names one of `puzzles.games`) are answered by `mock_games`, with the same behaviours: in code mode
 `oracle` (and `slow`, `format_retry`, `reasoning`) writes a self-contained program whose `Strategy` plays the game's
@@ -25,18 +31,23 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from itertools import takewhile
 from typing import Any
 
-from puzzles import get_puzzle
+from puzzles import IssueCode, get_puzzle
 from puzzles.games import game_names
 
 from ..oracles import ORACLES, oracle_source
 from . import mock_games
 from .mock_games import NO_CODE_REPLY, SYNTAX_ERROR, TIMEOUT, MockReply, json_reply
 
-BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "reasoning", "mixed")
+PLAN_FLAWS = ("slip", "astray", "hedged")  # instruction-mode flaws of a plan; elsewhere they play `wrong`
+BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "reasoning", *PLAN_FLAWS,
+             "mixed")
 FAULTS = ("malformed", "empty", "not_json", "missing", "quota")  # 200 without choices, null content, HTML, 404, quota 429
 MIXED_WEIGHTS = {"oracle": 4, "slow": 2, "wrong": 1, SYNTAX_ERROR: 1, TIMEOUT: 1, "crash": 1, NO_CODE_REPLY: 1}
+INSTRUCTION_WEIGHTS = {**MIXED_WEIGHTS, "format_retry": 1, **dict.fromkeys(PLAN_FLAWS, 1)}  # `mixed` on a puzzle's instruction prompt
+FLAW_TRIES = 64  # validator calls a flaw may spend looking for its edit (a plan's steps are few and alike)
 SLOW_REPEATS = 1000  # `slow` re-solves this often: fine on small instances, over the CPU limit on large ones
 MARKER = re.compile(r"^codebench-puzzle:[ \t]*([A-Za-z0-9_-]+)[ \t]*$", re.MULTILINE)
 INSTRUCTION = re.compile(r"^codebench-mode:[ \t]*instruction[ \t]*$", re.MULTILINE)
@@ -75,7 +86,7 @@ def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = No
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
     if puzzle in game_names() and INSTRUCTION.search(prompt) is not None:
-        return (mock_games.turn_reply(behavior, str(puzzle), prompt, last_user))
+        return mock_games.turn_reply("wrong" if behavior in PLAN_FLAWS else behavior, str(puzzle), prompt, last_user)
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.search(prompt)
@@ -89,7 +100,10 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
     """The instruction-mode reply of `behavior` to one instance of `puzzle`."""
     if behavior == NO_CODE_REPLY or (behavior == "format_retry" and not reminded):
         return MockReply("I worked through the puzzle step by step and I am fairly confident, but I will keep the answer to myself.")
-    if behavior == "wrong":
+    flawed = flawed_plan(puzzle, instance, behavior) if behavior in PLAN_FLAWS else None
+    if flawed is not None:
+        answer = flawed
+    elif behavior in ("wrong", *PLAN_FLAWS):
         namespace: dict[str, Any] = {}
         exec(f"def solve(instance):\n    {WRONG[puzzle]}\n", namespace)  # our own snippet, on our own instance
         answer = namespace["solve"](instance)
@@ -100,8 +114,39 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
     if behavior == "crash":
         answer = {"answer": answer}
     text = json.dumps(answer)
-    reasoning = f"Working through the {puzzle} instance step by step, checking each rule, gives this answer."
+    reasoning = (f"I think this is probably the answer to the {puzzle} instance, but I am not sure it reaches the goal."
+                 if behavior == "hedged" else
+                 f"Working through the {puzzle} instance step by step, checking each rule, gives this answer.")
     return json_reply(behavior, reasoning, text)
+
+
+def flawed_plan(puzzle: str, instance: dict[str, Any], flaw: str) -> dict[str, Any] | None:
+    """The reference plan with one edit the validator confirms: `slip` replaces a step from the middle on by another step
+    of the plan, illegal there; `astray` and `hedged` append a step of the plan, put one in place of the last, or swap two
+    neighbours, so that every step is legal and the plan ends off the goal. None: the answer is not a plan (one list or
+    string of moves), or no such edit was found within FLAW_TRIES validations."""
+    judge = get_puzzle(puzzle)
+    ((field, plan),) = judge.solve(instance).items()
+    steps = plan.split() if isinstance(plan, str) else list(plan) if isinstance(plan, list) else []
+    if len(steps) < 2:
+        return None
+    distinct = [json.loads(text) for text in dict.fromkeys(json.dumps(step) for step in steps)]
+    if flaw == "slip":
+        middle = len(steps) // 2
+        candidates = ((k, steps[:k] + [step] + steps[k + 1:]) for k in (*range(middle, len(steps)), *range(middle - 1, 0, -1))
+                      for step in distinct if step != steps[k])
+    else:
+        swaps = (steps[:k] + [steps[k + 1], steps[k]] + steps[k + 2:] for k in range(len(steps) - 2, -1, -1))
+        candidates = ((None, edited) for edited in (*(steps + [step] for step in distinct), *(steps[:-1] + [step] for step in distinct),
+                                                    *swaps))
+    for _, (illegal_at, edited) in zip(range(FLAW_TRIES), candidates, strict=False):
+        answer = {field: " ".join(edited) if isinstance(plan, str) else edited}
+        verdict = judge.validate(instance, answer)
+        if illegal_at is not None and verdict.first_illegal_step == illegal_at and IssueCode.ILLEGAL_MOVE in verdict.codes:
+            return answer
+        if illegal_at is None and verdict.codes == {IssueCode.GOAL_NOT_REACHED} and len(edited) >= len(steps):
+            return answer
+    return None
 
 
 def reply_text(behavior: str, puzzle: str | None) -> str:
@@ -112,6 +157,7 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
     Raises:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
+    behavior = "wrong" if behavior in PLAN_FLAWS else behavior  # code mode: the flaws are instruction mode's
     if puzzle in game_names():
         return mock_games.code_reply(behavior, str(puzzle))
     behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
@@ -131,10 +177,21 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
 
 
 def mixed_choice(seed: int, request_seed: object, messages: object) -> str:
-    """The behaviour `mixed` plays for a request: fixed by (server seed, request seed, messages), oracle most often."""
+    """The behaviour `mixed` plays for a request: fixed by (server seed, request seed, messages), oracle most often.
+
+    A puzzle's instruction-mode conversation draws from INSTRUCTION_WEIGHTS (the plan flaws and `format_retry`: anywhere
+    else they would play another behaviour), by its opening only, so it keeps its behaviour through the format retries,
+    as a model that cannot keep the format does: prose, a Python literal or a cut-off reply end in no_answer.
+    """
+    text = "\n".join(str(m.get("content")) for m in messages if isinstance(m, dict)) if isinstance(messages, list) else ""
+    named = MARKER.search(text)
+    weights = MIXED_WEIGHTS
+    if isinstance(messages, list) and named and named.group(1) in ORACLES and INSTRUCTION.search(text):
+        weights = INSTRUCTION_WEIGHTS
+        messages = list(takewhile(lambda m: not (isinstance(m, dict) and m.get("role") == "assistant"), messages))
     blob = json.dumps([seed, request_seed, messages], sort_keys=True, default=str).encode()
-    ticket = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big") % sum(MIXED_WEIGHTS.values())
-    for behavior, weight in MIXED_WEIGHTS.items():
+    ticket = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big") % sum(weights.values())
+    for behavior, weight in weights.items():
         if ticket < weight:
             return behavior
         ticket -= weight

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import puzzles
-from codebench.model.mock_behaviors import BEHAVIORS, MARKER, mixed_choice, reply_text
+from codebench.model.mock_behaviors import BEHAVIORS, MARKER, PLAN_FLAWS, mixed_choice, reply_text
 from codebench.modes._extract import extract_program
 from codebench.run.pipeline import Tracker, execute_plan, record_plan
 from codebench.run.plan import Plan, make_plan
@@ -48,8 +48,8 @@ def _programs() -> dict[str, tuple[str, str]]:
     table = {}
     for behavior in BEHAVIORS:
         for name in puzzles.puzzle_names():
-            if behavior in ("mixed", "format_retry", "reasoning"):  # one picks another; the others write the oracle's program
-                continue
+            if behavior in ("mixed", "format_retry", "reasoning", *PLAN_FLAWS):  # one picks another; the others write the
+                continue  # oracle's program or the wrong one
             source = extract_program(reply_text(behavior, name)).source
             if source is not None:
                 table[source] = (behavior, name)

@@ -98,6 +98,9 @@ BEHAVIOURS = {  # mock behaviour -> (status, format retries, truncated)
     "timeout": ("no_answer", FORMAT_RETRIES, True),  # cut off inside the JSON block
     "format_retry": ("legal", 1, False),  # right once reminded
     "reasoning": ("legal", 0, False),  # its thinking in reasoning_content, kept beside the answer
+    "slip": ("rule_violation", 0, False),  # the plan, then an illegal move; sudoku has no plan: the wrong answer
+    "astray": ("rule_violation", 0, False),  # a legal plan that misses the goal
+    "hedged": ("rule_violation", 0, False),  # the same, in hedged prose
 }
 
 
@@ -134,6 +137,32 @@ def test_every_behaviour_ends_in_its_status_with_its_retries_and_no_sandbox(tmp_
     wrong = traces[("wrong", "hanoi", 3)]  # the whole tower in one move: the first step is illegal, nothing was reached
     assert code == 0 and (wrong["failures"], wrong["mean_progress"], wrong["median_first_illegal"]) == (1, 0.0, 0)
     assert ("crash", "hanoi", 3) not in traces  # JSON of the wrong shape has no trajectory to follow
+
+
+FLAW_CATEGORIES = {  # (mock behaviour, puzzle) -> the failure category of every one of its rows
+    ("slip", "hanoi"): "state_inconsistency", ("slip", "river"): "state_inconsistency",
+    ("slip", "waterjug"): "incomplete_reasoning",  # no step of a water-jug plan is illegal: the wrong answer, one step long
+    ("astray", "hanoi"): "confident_error", ("astray", "river"): "confident_error", ("astray", "waterjug"): "confident_error",
+    ("hedged", "hanoi"): "incomplete_reasoning", ("hedged", "river"): "incomplete_reasoning",
+    ("hedged", "waterjug"): "incomplete_reasoning",
+}
+
+
+def test_each_flaw_of_a_plan_lands_in_its_failure_category(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with start_mock_server() as server:
+        code, _, err = run_cli(capsys, "run", "--mode", "instruction", "--base-url", server.url, "--model", "slip,astray,hedged",
+                               "--puzzles", "hanoi,river,waterjug", "--levels", "1,3", "--instances-per-level", "2",
+                               "--samples", "1", "--out", str(tmp_path))
+    assert code == 0, err
+    code, text, _ = run_cli(capsys, "report", str(tmp_path), "--section", "failures", "--format", "json")
+    assert code == 0
+    found = {(r["model"], r["puzzle"], r["level"]): r for r in json.loads(text)["records"]}
+    assert sorted(found) == sorted((model, puzzle, level) for model, puzzle in FLAW_CATEGORIES for level in (1, 3))
+    for (model, puzzle, _), record in found.items():
+        counts = {key.removeprefix("counts."): n for key, n in record.items() if key.startswith("counts.") and n}
+        assert record["failures"] == 2 and counts == {FLAW_CATEGORIES[(model, puzzle)]: 2}, (model, puzzle, record)
 
 
 def test_trace_grades_average_how_far_failures_got() -> None:

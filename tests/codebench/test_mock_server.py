@@ -20,7 +20,7 @@ import pytest
 import puzzles
 from codebench.errors import InputError
 from codebench.model.client import ModelClient
-from codebench.model.mock_behaviors import BEHAVIORS, MIXED_WEIGHTS, NO_CODE, mixed_choice, reply_text
+from codebench.model.mock_behaviors import BEHAVIORS, INSTRUCTION_WEIGHTS, MIXED_WEIGHTS, NO_CODE, PLAN_FLAWS, mixed_choice, reply_text
 from codebench.model.mock_server import MockServer, start_mock_server
 from codebench.model.presets import Endpoint
 from codebench.oracles import ORACLES, oracle_source
@@ -117,6 +117,18 @@ def test_the_server_default_behaviour_applies_when_the_model_names_none() -> Non
     with start_mock_server(behavior="no_code") as server:
         assert replies(server.url, "gpt-4o", [prompt("hanoi")]) == [NO_CODE]
         assert program(replies(server.url, "oracle", [prompt("hanoi")])[0]) == oracle_source("hanoi")
+
+
+def test_mixed_draws_the_flaws_of_a_plan_on_instruction_prompts_of_puzzles_only_and_keeps_them_through_retries() -> None:
+    asked = [{"role": "user", "content": "codebench-mode: instruction\ncodebench-puzzle: hanoi\nThe instance as JSON:\n```json\n{}\n```"}]
+    game = [{"role": "user", "content": "codebench-mode: instruction\ncodebench-puzzle: cardnim\ncodebench-seat: 0"}]
+    assert set(INSTRUCTION_WEIGHTS) - set(MIXED_WEIGHTS) == {*PLAN_FLAWS, "format_retry"}
+    assert {mixed_choice(0, seed, asked) for seed in range(400)} == set(INSTRUCTION_WEIGHTS)
+    assert {mixed_choice(0, seed, game) for seed in range(400)} == set(MIXED_WEIGHTS)  # a game's prompt: none of them
+    retried = [*asked, {"role": "assistant", "content": "no JSON here"}, {"role": "user", "content": "End with a json block."}]
+    assert all(mixed_choice(0, seed, retried) == mixed_choice(0, seed, asked) for seed in range(100))  # kept through retries
+    turns = [*game, {"role": "assistant", "content": "3"}, {"role": "user", "content": "Your move."}]
+    assert any(mixed_choice(0, seed, turns) != mixed_choice(0, seed, game) for seed in range(100))  # a game's turns draw anew
 
 
 def test_mixed_is_a_fixed_function_of_seeds_and_messages_with_oracle_most_frequent() -> None:
