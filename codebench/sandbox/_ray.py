@@ -263,9 +263,9 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> bool:
         return False  # a caller (a test, a notebook) connected already
     _check_listening(address)
     try:
-        if address is None:
+        if address is None:  # "local": a fresh instance, never the cluster a stale /tmp/ray/ray_current_cluster names
             slots = workers or os.cpu_count() or 1
-            ray.init(num_cpus=slots, resources={SLOTS: slots}, include_dashboard=False, log_to_driver=False,
+            ray.init(address="local", num_cpus=slots, resources={SLOTS: slots}, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)
             return True
         ray.init(address=address, log_to_driver=False, configure_logging=False)

@@ -1,16 +1,19 @@
 """`--executor ray` on a real local Ray cluster (`ray.cluster_utils.Cluster`: a head and two worker nodes, one of which
 has no Docker engine): a code-mode run and a `check` give the local executor's results row for row; a node that cannot
 run the sandbox is named and skipped; killing an actor's process mid-run still ends with a complete store, each
-execution once; `sandbox build --ray-address` gives every node the image, built there or pulled from a registry."""
+execution once; `sandbox build --ray-address` gives every node the image, built there or pulled from a registry; without
+an address a run starts its own Ray instance, whatever cluster /tmp/ray/ray_current_cluster names."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -165,3 +168,22 @@ def test_nodes_pull_the_image_from_a_registry(cluster: Cluster, registry: str, c
     assert code == 3 and text.count("image ready") == 2 and text.count("FAIL") == 1, out + err
     tags = json.loads(urllib.request.urlopen(f"http://{registry}/v2/codebench-sandbox/tags/list", timeout=10).read())
     assert tags["tags"] == ["ci"] and f"pushing {registry}/codebench-sandbox:ci" in err
+
+
+@pytest.mark.docker
+def test_without_an_address_ray_starts_its_own_instance_even_where_a_dead_cluster_is_recorded(tmp_path: Path) -> None:
+    """A killed `ray start` (or a killed test cluster) leaves /tmp/ray/ray_current_cluster behind; Ray's own default
+    would try to join that dead cluster, and the run would fail before it began."""
+    ray_tmp = Path(tempfile.mkdtemp(prefix="cbray", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
+    try:
+        (ray_tmp / "ray").mkdir()
+        (ray_tmp / "ray" / "ray_current_cluster").write_text("127.0.0.1:9\n")  # nothing listens on the discard port
+        with start_mock_server() as server:
+            done = subprocess.run([sys.executable, "-m", "codebench", "run", "--base-url", server.url, "--model", "oracle",
+                                   "--puzzles", "hanoi", "--levels", "1", "--instances-per-level", "1", "--samples", "1",
+                                   "--executor", "ray", "--workers", "1", "--out", str(tmp_path)],
+                                  env={**os.environ, "RAY_TMPDIR": str(ray_tmp)}, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert [row[6] for row in rows(tmp_path)] == ["legal"]
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
