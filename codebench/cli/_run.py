@@ -177,12 +177,13 @@ class RunDisplay:
     def render(self) -> Group:
         t = self.tracker
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
-                         note=f"{t.samples_cached} stored, {t.tokens} tokens"
+                         note=f"{t.samples_cached} reused from the store, {t.tokens} tokens"
                               + (f", {t.samples_held} held by the budget" if t.samples_held else ""))
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
-                         note=f"{t.executions_cached} stored")
+                         note=f"{t.executions_cached} reused from the store")
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
-                         note=f"{t.games_cached} stored" + (f", {t.games_void} void (played again on resume)" if t.games_void else ""),
+                         note=f"{t.games_cached} reused from the store"
+                              + (f", {t.games_void} void (played again on resume)" if t.games_void else ""),
                          visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
         return Group(self.bars, Text(mix or "no results yet", style="dim"))
