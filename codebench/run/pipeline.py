@@ -110,30 +110,46 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
     table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played) if plan.matches else None
 
-    async def one(job: SampleJob) -> None:
+    asked: dict[str, asyncio.Future[Sample | None]] = {}  # request key -> its sample (None: held by the budget)
+
+    async def ask(job: SampleJob) -> Sample | None:
+        """A new sample for the job's key, stored; None when a budget holds the request back."""
         mode, client = get_mode(job.mode, spec.format_retries), clients[job.model]
-        sample = stored.get(job.key)
-        if sample is not None and sample.completion.error is None:
-            tracker.count(samples_done=1, samples_cached=1)
+        if budget is None:
+            reply = await mode.ask(job, client)
         else:
-            if budget is None:
+            async with budget.gate:
+                tracker.budget_reached = budget.reached()
+                if tracker.budget_reached:
+                    return None
                 reply = await mode.ask(job, client)
-            else:
-                async with budget.gate:
-                    tracker.budget_reached = budget.reached()
-                    if tracker.budget_reached:
-                        tracker.count(samples_held=1)
-                        return
-                    reply = await mode.ask(job, client)
-                    budget.spend(job, reply.completion)
-            sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
-                            job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries,
-                            reply.retried_replies)
-            store.add_sample(sample)
-            tracker.count(samples_done=1, tokens=reply.completion.completion_tokens or 0)
+                budget.spend(job, reply.completion)
+        sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
+                        job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies)
+        store.add_sample(sample)
+        tracker.count(tokens=reply.completion.completion_tokens or 0)
+        return sample
+
+    async def one(job: SampleJob) -> None:
+        sample = stored.get(job.key)
+        reused = sample is not None and sample.completion.error is None
+        if not reused and job.key in asked:  # the same request planned twice (alike instances): asked once, as stored once
+            sample, reused = await asked[job.key], True
+        elif not reused:
+            asked[job.key] = asyncio.get_running_loop().create_future()
+            try:
+                sample = await ask(job)
+            except BaseException:
+                asked[job.key].cancel()
+                raise
+            asked[job.key].set_result(sample)
+        if sample is None:
+            tracker.count(samples_held=1)
+            return
+        tracker.count(samples_done=1, samples_cached=int(reused))
         if table is not None and not job.instances:  # a game's strategy: its matches may start
             table.program(sample)
-        await mode.judge(job, sample, bench)
+        await get_mode(job.mode, spec.format_retries).judge(job, sample, bench)
 
     writer = asyncio.ensure_future(bench.write())
     tasks = [asyncio.ensure_future(one(job)) for job in plan.samples]
@@ -152,7 +168,7 @@ class _Budget:
     """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
     resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
     connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for).
-    A key is counted once, as the store keeps it, so a resume sees the very spending the stopped run saw."""
+    A key is counted once, as it is asked and stored once, so a resume sees the very spending the stopped run saw."""
 
     def __init__(self, spec: RunSpec, store: Store, stored_keys: set[str]) -> None:
         self.spec, self.counted = spec, stored_keys

@@ -198,3 +198,25 @@ def test_a_retried_reply_carries_the_tokens_of_every_turn_of_its_conversation() 
     spent = reply.completion
     assert reply.format_retries == 1 and reply.reading.program is not None
     assert (spent.prompt_tokens, spent.completion_tokens, spent.reasoning_tokens, spent.latency_s) == (230, 22, 10, 0.75)
+
+
+def test_alike_instances_share_one_request_per_sample_and_are_each_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hanoi L1 has one instance whatever the seed: its two planned instances show the same prompt, one request key."""
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with start_mock_server() as server:
+        code, _, err = run_cli(capsys, "run", "--mode", "instruction", "--base-url", server.url, "--model", "oracle",
+                               "--puzzles", "hanoi", "--levels", "1", "--instances-per-level", "2", "--samples", "3",
+                               "--out", str(tmp_path))
+        hits = server.hits
+    assert code == 0, err
+    store = Store.for_reading(tmp_path / "run.sqlite")
+    try:
+        rows = store.report_rows()
+        usage = store.usage()
+    finally:
+        store.close()
+    assert hits == 3 and len(usage) == 3  # one request per sample, as the store keeps one per key
+    assert sorted((r.instance_id, r.sample, r.status) for r in rows) == sorted(
+        (instance, sample, "legal") for instance in {r.instance_id for r in rows} for sample in range(3))
+    assert len({r.instance_id for r in rows}) == 2
