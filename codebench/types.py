@@ -350,14 +350,15 @@ class ExecutionRow:
 
 @dataclass(frozen=True)
 class SampleUsage:
-    """One stored request's token counts, as the cost analysis and the budgets read them."""
+    """One stored sample's (or game seat's) token counts, as the cost analysis and the budgets read them."""
 
     model: str
     mode: str
-    puzzle: str
+    puzzle: str  # or the game
     prompt_tokens: int
     completion_tokens: int  # reasoning tokens included, as OpenAI-compatible servers count them
     reasoning_tokens: int
+    requests: int = 1  # the requests they add up: format retries included; a game seat's every reply
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def _line(scope: str, key: tuple[str, str, str], usages: list[SampleUsage], pric
         by_model[usage.model][1] += usage.completion_tokens or 0
     priced = all(model in prices for model in by_model)
     cost = math.fsum(_cost(p, c, prices[model]) for model, (p, c) in by_model.items()) if priced else None
-    return CostLine(scope, *key, requests=len(usages), prompt_tokens=sum(p for p, _ in by_model.values()),
+    return CostLine(scope, *key, requests=sum(u.requests for u in usages), prompt_tokens=sum(p for p, _ in by_model.values()),
                     completion_tokens=sum(c for _, c in by_model.values()),
                     reasoning_tokens=sum(u.reasoning_tokens or 0 for u in usages), cost=cost)
 

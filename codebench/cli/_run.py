@@ -123,10 +123,12 @@ def run(
             record_plan(store, spec, plan)
             tracker = asyncio.run(_execute(spec, plan, store, endpoints))
         _print_report([store], "table", None, brief=True)
-        if tracker.samples_held:
-            raise BudgetReached(f"{tracker.budget_reached}; {tracker.samples_held} of {tracker.samples_total} requests were "
-                                "not made. What was asked is stored and judged: raise the budget and run the same command "
-                                "again to resume")
+        if tracker.samples_held or tracker.games_held:
+            held = " and ".join(part for part in (
+                f"{tracker.samples_held} of {tracker.samples_total} requests were not made" if tracker.samples_held else "",
+                f"{tracker.games_held} of {tracker.games_total} games were not played" if tracker.games_held else "") if part)
+            raise BudgetReached(f"{tracker.budget_reached}; {held}. What was asked is stored and judged: raise the budget "
+                                "and run the same command again to resume")
     finally:
         store.close()
 
@@ -183,7 +185,8 @@ class RunDisplay:
                          note=f"{t.executions_cached} reused from the store")
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
                          note=f"{t.games_cached} reused from the store"
-                              + (f", {t.games_void} void (played again on resume)" if t.games_void else ""),
+                              + (f", {t.games_void} void (played again on resume)" if t.games_void else "")
+                              + (f", {t.games_held} held by the budget" if t.games_held else ""),
                          visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
         return Group(self.bars, Text(mix or "no results yet", style="dim"))

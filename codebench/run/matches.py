@@ -25,7 +25,7 @@ from ..modes.games import STRATEGY_ENTRY, ChatSeat
 from ..sandbox import SandboxBackend
 from ..types import GameLimits, Outcome, Program, Sample, Status
 from .plan import Entrant, MatchJob
-from .store import PlannedMatch, Store
+from .store import PlannedMatch, Store, game_usage
 
 
 def planned(job: MatchJob) -> PlannedMatch:
@@ -36,12 +36,14 @@ class Table:
     """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored."""
 
     def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, budgets: GameLimits,
-                 threads: int, on_played: Callable[..., None]) -> None:
+                 threads: int, on_played: Callable[..., None], admit: Callable[[], bool] = lambda: True) -> None:
         self.store, self.clients, self.sandbox, self.budgets = store, clients, sandbox, budgets
-        self.on_played = on_played  # (cached=, void=) -> None, for the progress counters
+        self.on_played = on_played  # (cached=, void=, usage=) -> None: the progress counters and the run's budgets
+        self.admit = admit  # False: the game may not start (a budget is used up); it is played on a resume
         self.loop = asyncio.get_running_loop()
         self.samples: dict[str, asyncio.Future[Sample]] = {}
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="codebench-game")
+        self.starting = asyncio.Semaphore(threads)
         self.stop = threading.Event()  # set when the run ends: a seat waiting for its model gives up
         self.free = sandbox.capacity if sandbox is not None else 0
         self.freed = asyncio.Condition()
@@ -81,12 +83,16 @@ class Table:
     async def _play(self, job: MatchJob) -> None:
         players = [await self._player(entrant, job) for entrant in job.entrants]
         programs = sum(isinstance(player, tuple) for player in players)
-        async with self._seats(programs):
-            record, reference = await self.loop.run_in_executor(self.pool, self._game, job, players)
+        async with self.starting:  # as many games at once as the pool has threads: each is admitted as it starts
+            if not self.admit():
+                return
+            async with self._seats(programs):
+                record, reference = await self.loop.run_in_executor(self.pool, self._game, job, players)
         game = get_game(job.game)
-        self.store.add_match(planned(job), {**record.to_json(), "players": list(job.players), "reference": reference,
-                                            "higher_is_better": game.higher_is_better}, record.void)
-        self.on_played(cached=False, void=record.void)
+        stored = {**record.to_json(), "players": list(job.players), "reference": reference, "higher_is_better": game.higher_is_better}
+        self.store.add_match(planned(job), stored, record.void)
+        self.on_played(cached=False, void=record.void,  # a void game's tokens leave with it, as the store's usage does
+                       usage=() if record.void else game_usage(job.game, job.players, stored))
 
     def _game(self, job: MatchJob, players: list[Seat | tuple[str, Program]]) -> tuple[MatchRecord, float | None]:
         """The game played, and its one-player score's absolute reference."""

@@ -12,7 +12,7 @@ import asyncio
 import platform
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,7 @@ class Tracker:
     games_cached: int = 0
     games_void: int = 0  # the sandbox or the endpoint broke them: played again on resume
     samples_held: int = 0  # not asked because a budget was reached: asked on a resume with a larger one
+    games_held: int = 0  # not started because a budget was reached: played on a resume with a larger one
     budget_reached: str = ""  # which budget, and what was spent
     statuses: Counter[str] = field(default_factory=Counter)
 
@@ -104,11 +105,21 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     stored = store.samples(job.key for job in plan.samples)
     budget = _Budget(spec, store, set(stored)) if spec.max_cost is not None or spec.max_tokens_total is not None else None
 
-    def played(cached: bool, void: bool) -> None:
-        tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
+    def played(cached: bool, void: bool, usage: Sequence[SampleUsage] = ()) -> None:
+        tracker.count(games_done=1, games_cached=int(cached), games_void=int(void),
+                      tokens=sum(seat.completion_tokens for seat in usage))
+        if budget is not None:
+            budget.add(usage)
+
+    def admit() -> bool:
+        """Whether a game may start: not once a budget is used up (games under way finish, and count)."""
+        tracker.budget_reached = budget.reached() if budget is not None else ""
+        if tracker.budget_reached:
+            tracker.count(games_held=1)
+        return not tracker.budget_reached
 
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
-    table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played) if plan.matches else None
+    table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played, admit) if plan.matches else None
 
     asked: dict[str, asyncio.Future[Sample | None]] = {}  # request key -> its sample (None: held by the budget)
 
@@ -168,7 +179,8 @@ class _Budget:
     """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
     resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
     connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for).
-    A key is counted once, as it is asked and stored once, so a resume sees the very spending the stopped run saw."""
+    A key is counted once, as it is asked and stored once, so a resume sees the very spending the stopped run saw.
+    A game is let start while neither budget is reached, and its model seats' tokens count once it is stored."""
 
     def __init__(self, spec: RunSpec, store: Store, stored_keys: set[str]) -> None:
         self.spec, self.counted = spec, stored_keys
@@ -188,11 +200,14 @@ class _Budget:
         if job.key in self.counted:
             return
         self.counted.add(job.key)
-        usage = SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
-                            completion.reasoning_tokens or 0)
-        self.tokens += usage.prompt_tokens + usage.completion_tokens
-        price = self.spec.prices.get(job.model)
-        self.cost += request_cost(usage, price) if price is not None else 0.0
+        self.add([SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
+                              completion.reasoning_tokens or 0)])
+
+    def add(self, usages: Iterable[SampleUsage]) -> None:
+        for usage in usages:
+            self.tokens += usage.prompt_tokens + usage.completion_tokens
+            price = self.spec.prices.get(usage.model)
+            self.cost += request_cost(usage, price) if price is not None else 0.0
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,20 @@ class PlannedSample:
     sample: int
 
 
+def game_usage(game: str, players: Sequence[str], record: dict[str, Any]) -> list[SampleUsage]:
+    """The tokens of a game's model seats in instruction mode, one SampleUsage per seat, from every reply the seat kept
+    (retries included). A code-mode seat spent its tokens on its strategy's request, counted with the samples."""
+    usages = []
+    for player, kept in zip(players, record.get("kept", []), strict=False):
+        model, _, mode = player.rpartition(" (")  # as plan.Entrant.player names a model's seat: "MODEL (MODE)"
+        if mode != "instruction)" or not isinstance(kept, dict):
+            continue
+        replies = [reply for turn in kept.get("turns", []) for reply in turn.get("replies", [])]
+        prompt, completion, reasoning = (sum(reply.get(count) or 0 for reply in replies)
+                                         for count in ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
+        usages.append(SampleUsage(model, "instruction", game, prompt, completion, reasoning, len(replies)))
+    return usages
+
 @dataclass(frozen=True)
 class PlannedMatch:
     """One game of the plan: its setup and the players of its seats, as ratings name them."""
@@ -390,20 +404,25 @@ class Store:
         return rows
 
     def usage(self) -> list[SampleUsage]:
-        """The token counts of every stored request of the plan (a request with no count: 0), in plan order: what cost
-        and the budgets add up. A request stands for every planned sample that shares its key, so it is counted once."""
+        """The token counts of every stored request of the plan (a request with no count: 0), in plan order, then those
+        of each stored game's model seats in instruction mode: what cost and the budgets add up. A request stands for every
+        planned sample that shares its key, so it is counted once.
+
+        Raises:
+            StoreError: a stored game record is not what codebench writes.
+        """
         plan = self.plan()
         if plan is None:
             return []
-        stored = {key: counts for key, *counts in self._read("SELECT key, prompt_tokens, completion_tokens, reasoning_tokens "
-                                                              "FROM samples")}
+        stored = {key: counts for key, *counts in self._read("SELECT key, prompt_tokens, completion_tokens, reasoning_tokens, "
+                                                              "format_retries FROM samples")}
         usages, seen = [], set()
         for planned in plan.samples:
             if planned.key in stored and planned.key not in seen:
                 seen.add(planned.key)
-                prompt, completion, reasoning = (count or 0 for count in stored[planned.key])
-                usages.append(SampleUsage(planned.model, planned.mode, planned.puzzle, prompt, completion, reasoning))
-        return usages
+                prompt, completion, reasoning, retries = (count or 0 for count in stored[planned.key])
+                usages.append(SampleUsage(planned.model, planned.mode, planned.puzzle, prompt, completion, reasoning, 1 + retries))
+        return usages + [usage for row in self.game_rows() for usage in game_usage(row.game, row.players, row.record)]
 
     def instance_facts(self) -> list[InstanceFacts]:
         """Every planned instance with its generator's reference metrics, in plan order: what the difficulty table reads.

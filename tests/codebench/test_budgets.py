@@ -83,3 +83,37 @@ def test_bad_prices_and_budgets_are_one_error_line(tmp_path: Path, capsys: pytes
     assert code == 2
     assert err.count("error:") == 1 and message in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+GAMES = ["run", "--model", "mixed", "--mode", "instruction", "--games", "cardnim,tidytower", "--levels", "1",
+         "--instances-per-level", "2", "--samples", "1", "--max-connections", "1"]
+
+
+def played(out: Path) -> tuple[list[tuple[object, ...]], int]:
+    """(each stored game's setup, players, scores and statuses; the tokens of the run's usage)."""
+    store = Store.for_reading(out / "run.sqlite")
+    try:
+        games = sorted((g.key, g.players, tuple(g.record["outcome"]["scores"]), tuple(g.record["statuses"]))
+                       for g in store.game_rows())
+        return games, sum(u.prompt_tokens + u.completion_tokens for u in store.usage())
+    finally:
+        store.close()
+
+
+def test_game_turns_count_toward_a_budget_and_the_held_games_are_played_on_resume(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        server) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # models and built-ins only: no sandbox
+    full, budgeted = tmp_path / "full", tmp_path / "budgeted"
+    assert run_cli(capsys, *GAMES, "--base-url", server.url, "--out", str(full))[0] == 0
+    games, tokens = played(full)
+    assert games and tokens > 0
+    code, text, _ = run_cli(capsys, "report", str(full), "--section", "cost", "--format", "csv")
+    assert code == 0 and {"cardnim", "tidytower"} <= {line.split(",")[3] for line in text.splitlines()[1:] if line}  # per game
+
+    code, _, err = run_cli(capsys, *GAMES, "--base-url", server.url, "--max-tokens-total", str(tokens // 3), "--out", str(budgeted))
+    assert code == 4 and "games were not played" in err and "Traceback" not in err
+    partial, spent = played(budgeted)
+    assert 0 < len(partial) < len(games) and set(partial) < set(games) and spent >= tokens // 3
+    code, _, _ = run_cli(capsys, *GAMES, "--base-url", server.url, "--max-tokens-total", str(tokens * 2), "--out", str(budgeted))
+    assert code == 0 and played(budgeted) == (games, tokens)
