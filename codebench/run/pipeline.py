@@ -113,7 +113,9 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 
     def admit() -> bool:
         """Whether a game may start: not once a budget is used up (games under way finish, and count)."""
-        tracker.budget_reached = budget.reached() if budget is not None else ""
+        if budget is None:
+            return True
+        tracker.budget_reached = budget.reached()
         if tracker.budget_reached:
             tracker.count(games_held=1)
         return not tracker.budget_reached
