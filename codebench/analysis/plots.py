@@ -19,7 +19,7 @@ from __future__ import annotations
 import io
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -100,23 +100,29 @@ def _grid(plt: Any, count: int, title: str) -> tuple[Any, list[Any]]:
     return figure, flat[:count]
 
 
+def _lines(items: Iterable[Any], puzzle: str) -> list[tuple[str, list[Any]]]:
+    """The items of one puzzle (cells of a table with model, mode and puzzle), one group per line of a figure: its label
+    "model · mode" and its items, in label order."""
+    lines: defaultdict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        if item.puzzle == puzzle:
+            lines[f"{item.model} · {item.mode}"].append(item)
+    return sorted(lines.items())
+
+
 def _legal_rate(report: Report, plt: Any) -> Any:
     puzzles = sorted({cell.puzzle for cell in report.cells})
     if not puzzles:
         return None
     figure, axes = _grid(plt, len(puzzles), "legal rate against complexity λ (95% Wilson intervals)")
     for axis, puzzle in zip(axes, puzzles):
-        lines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
-        for cell in report.cells:
-            if cell.puzzle == puzzle and cell.executions:
-                lines[(cell.model, cell.mode)].append(cell)
-        for (model, mode), cells in sorted(lines.items()):
+        for label, cells in _lines([cell for cell in report.cells if cell.executions], puzzle):
             cells.sort(key=lambda c: c.mean_complexity)
             xs = [c.mean_complexity for c in cells]
             ys = [c.legal_rate for c in cells]
             bounds = [wilson(c.status_counts.get(Status.LEGAL, 0), c.executions) for c in cells]
             errors = [[y - low for y, (low, _) in zip(ys, bounds)], [high - y for y, (_, high) in zip(ys, bounds)]]
-            axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{model} · {mode}")
+            axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=label)
         axis.set_title(puzzle)
         axis.set_xlabel("λ")
         axis.set_ylabel("legal rate")
@@ -312,12 +318,8 @@ def _optimality(report: Report, plt: Any) -> Any:
         return None
     figure, axes = _grid(plt, len(puzzles), "passes' plan length ÷ minimal length (1 = optimal)")
     for axis, puzzle in zip(axes, puzzles):
-        lines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
-        for o in report.optimality:
-            if o.puzzle == puzzle:
-                lines[(o.model, o.mode)].append(o)
-        for (model, mode), cells in sorted(lines.items()):
-            axis.plot([o.level for o in cells], [o.mean_ratio for o in cells], marker="o", label=f"{model} · {mode}")
+        for label, cells in _lines(report.optimality, puzzle):
+            axis.plot([o.level for o in cells], [o.mean_ratio for o in cells], marker="o", label=label)
         axis.axhline(1.0, color="grey", lw=0.8, ls="--")
         axis.set_title(puzzle)
         axis.set_xlabel("level")
