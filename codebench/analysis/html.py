@@ -34,7 +34,7 @@ from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, 
 from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
-from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, failures, mix, summary
+from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, summary
 from .sections import Section
 
 CLIP = 4096  # characters kept of each output stream, detail and issue list (the head and the tail, half each)
@@ -87,9 +87,9 @@ def _cells(report: Report) -> str:
     groups: dict[tuple[str, str], list[CellMetrics]] = {}
     for cell in report.cells:
         groups.setdefault((cell.model, cell.mode), []).append(cell)
-    header = ["puzzle", *cell_columns(report), "failures", "infra"]
+    header = ["puzzle", *cell_columns(report)]
     tables = [f"<h3>{escape(model)} · {escape(mode)}</h3>"
-              + _html_table(header, ([c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)] for c in cells),
+              + _html_table(header, ([c.puzzle, *cell_values(report, c)] for c in cells),
                             numeric=range(1, len(header) - 2))
               for (model, mode), cells in groups.items()]
     return '<section id="cells"><h2>Cells</h2>' + ("".join(tables) or "<p>no results yet</p>") + "</section>"

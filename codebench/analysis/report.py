@@ -149,10 +149,10 @@ def _one_section(report: Report, fmt: str, name: str) -> str:
     if name not in SECTIONS:
         raise InputError(f"--section {name!r}: choose one of {', '.join(SECTIONS)}")
     if name == "cells":
-        found = Section("cells", "the cells: one row per model × mode × puzzle × level", ("model", "mode", "puzzle",
-                        *cell_columns(report), "failures", "infra"),
-                        tuple((c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts))
-                              for c in report.cells), tuple(sections.flat(c) for c in report.cells), 3)
+        found = Section("cells", "the cells: one row per model × mode × puzzle × level",
+                        ("model", "mode", "puzzle", *cell_columns(report)),
+                        tuple((c.model, c.mode, c.puzzle, *cell_values(report, c)) for c in report.cells),
+                        tuple(sections.flat(c) for c in report.cells), 3)
     elif name == "games":
         scores = report.games.scores if report.games is not None else ()
         found = Section("games", SCORES_TITLE, tuple(SCORE_HEADER), tuple(tuple(row) for row in score_rows(report.games))
@@ -176,13 +176,16 @@ def summary(totals: Totals) -> str:
 
 
 def cell_columns(report: Report) -> list[str]:
-    return ["level", "λ", "inst", "n", "exec", str(Status.LEGAL), *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample"]
+    """A cell's columns after its puzzle: the numbers, then its failures and infrastructure counts."""
+    return ["level", "λ", "inst", "n", "exec", str(Status.LEGAL), *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample",
+            "failures", "infra"]
 
 
 def cell_values(report: Report, cell: CellMetrics) -> list[str]:
     passes = [rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
     return [str(cell.level), number(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
-            rate(cell.legal_rate), *passes, rate(cell.oracle_best_of_n), rate(cell.best_sample_mean)]
+            rate(cell.legal_rate), *passes, rate(cell.oracle_best_of_n), rate(cell.best_sample_mean), mix(failures(cell)),
+            mix(cell.infra_counts)]
 
 
 def _table(report: Report, brief: bool = False) -> str:
@@ -192,8 +195,8 @@ def _table(report: Report, brief: bool = False) -> str:
     for cell in report.cells:
         groups.setdefault((cell.model, cell.mode), []).append(cell)
     for (model, mode), cells in groups.items():
-        header = ["puzzle", *cell_columns(report), "failures", "infra"]
-        body = [[c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)] for c in cells]
+        header = ["puzzle", *cell_columns(report)]
+        body = [[c.puzzle, *cell_values(report, c)] for c in cells]
         lines += ["", f"{model} · {mode}", *align([header, *body], numeric=range(1, len(header) - 2))]
     for name, section in analysis_sections(report).items():
         if section.rows and (not brief or name in BRIEF):
@@ -212,9 +215,8 @@ def _table(report: Report, brief: bool = False) -> str:
 
 def _markdown(report: Report) -> str:
     lines = ["# codebench report", "", summary(report.totals), "", "## Cells", ""]
-    header = ["model", "mode", "puzzle", *cell_columns(report), "failures", "infra"]
-    lines += md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c), mix(failures(c)), mix(c.infra_counts)]
-                               for c in report.cells])
+    header = ["model", "mode", "puzzle", *cell_columns(report)]
+    lines += md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c)] for c in report.cells])
     for section in analysis_sections(report).values():
         if section.rows:
             lines += ["", *sections.md_lines(section)]
