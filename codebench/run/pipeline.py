@@ -22,7 +22,7 @@ from puzzles.games import get_game
 from .. import __version__
 from ..analysis.usage import request_cost, total_usage
 from ..errors import SandboxError
-from ..modes import Bench, ChatModel, Execution, Judge, get_mode
+from ..modes import Bench, ChatModel, Execution, Judge, Mode, get_mode
 from ..sandbox import SandboxBackend
 from ..types import (
     INFRASTRUCTURE_STATUSES,
@@ -103,7 +103,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     tracker.samples_total, tracker.executions_total, tracker.games_total = len(plan.samples), plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in plan.samples)
-    budget = _Budget(spec, store, set(stored)) if spec.max_cost is not None or spec.max_tokens_total is not None else None
+    budget = _Budget(spec, store) if spec.max_cost is not None or spec.max_tokens_total is not None else None
 
     def played(cached: bool, void: bool, usage: Sequence[SampleUsage] = ()) -> None:
         tracker.count(games_done=1, games_cached=int(cached), games_void=int(void),
@@ -125,9 +125,9 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 
     asked: dict[str, asyncio.Future[Sample | None]] = {}  # request key -> its sample (None: held by the budget)
 
-    async def ask(job: SampleJob) -> Sample | None:
+    async def ask(job: SampleJob, mode: Mode) -> Sample | None:
         """A new sample for the job's key, stored; None when a budget holds the request back."""
-        mode, client = get_mode(job.mode, spec.format_retries), clients[job.model]
+        client = clients[job.model]
         if budget is None:
             reply = await mode.ask(job, client)
         else:
@@ -144,6 +144,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         return sample
 
     async def one(job: SampleJob) -> None:
+        mode = get_mode(job.mode, spec.format_retries)
         sample = stored.get(job.key)
         reused = sample is not None and sample.completion.error is None
         if not reused and job.key in asked:  # the same request planned twice (alike instances): asked once, as stored once
@@ -151,7 +152,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         elif not reused:
             asked[job.key] = asyncio.get_running_loop().create_future()
             try:
-                sample = await ask(job)
+                sample = await ask(job, mode)
             except BaseException:
                 asked[job.key].cancel()
                 raise
@@ -162,7 +163,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         tracker.count(samples_done=1, samples_cached=int(reused))
         if table is not None and not job.instances:  # a game's strategy: its matches may start
             table.program(sample)
-        await get_mode(job.mode, spec.format_retries).judge(job, sample, bench)
+        await mode.judge(job, sample, bench)
 
     writer = asyncio.ensure_future(bench.write())
     tasks = [asyncio.ensure_future(one(job)) for job in plan.samples]
@@ -181,11 +182,11 @@ class _Budget:
     """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
     resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
     connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for).
-    A key is counted once, as it is asked and stored once, so a resume sees the very spending the stopped run saw.
+    Each key is asked (and spent) once per run and stored once, so a resume sees the very spending the stopped run saw.
     A game is let start while neither budget is reached, and its model seats' tokens count once it is stored."""
 
-    def __init__(self, spec: RunSpec, store: Store, stored_keys: set[str]) -> None:
-        self.spec, self.counted = spec, stored_keys
+    def __init__(self, spec: RunSpec, store: Store) -> None:
+        self.spec = spec
         self.tokens, cost = total_usage(store.usage(), spec.prices)
         self.cost = cost or 0.0
         self.gate = asyncio.Semaphore(spec.max_connections)
@@ -199,9 +200,6 @@ class _Budget:
         return ""
 
     def spend(self, job: SampleJob, completion: Completion) -> None:
-        if job.key in self.counted:
-            return
-        self.counted.add(job.key)
         self.add([SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
                               completion.reasoning_tokens or 0)])
 
