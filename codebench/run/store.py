@@ -127,6 +127,7 @@ def game_usage(game: str, players: Sequence[str], record: dict[str, Any]) -> lis
         usages.append(SampleUsage(model, "instruction", game, prompt, completion, reasoning, len(replies)))
     return usages
 
+
 @dataclass(frozen=True)
 class PlannedMatch:
     """One game of the plan: its setup and the players of its seats, as ratings name them."""
