@@ -163,7 +163,7 @@ def difficulty_section(table: Sequence[Difficulty]) -> Section:
     """Reference metrics per family × level, and the level steps they show to be weak."""
     weak = {(puzzle, level): why for puzzle, level, why in weak_steps(table)}
     return _section("difficulty", "difficulty by reference metrics (instance means: complexity parameters, minimal length, "
-                    "state space, solution count; sudoku's tau counts the reference solver's search nodes), and weak level steps",
+                    "search_nodes and sudoku's tau: the reference solver's search, state space, solution count), and weak level steps",
                     ["puzzle", "level", "instances", "metrics", "weak step"],
                     ([d.puzzle, str(d.level), str(d.instances), " ".join(f"{k}={v:.4g}" for k, v in d.metrics.items()),
                       weak.get((d.puzzle, d.level), "")] for d in table),
