@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from itertools import takewhile
+from itertools import islice, takewhile
 from typing import Any
 
 from puzzles import IssueCode, get_puzzle
@@ -139,12 +139,12 @@ def flawed_plan(puzzle: str, instance: dict[str, Any], flaw: str) -> dict[str, A
         swaps = (steps[:k] + [steps[k + 1], steps[k]] + steps[k + 2:] for k in range(len(steps) - 2, -1, -1))
         candidates = ((None, edited) for edited in (*(steps + [step] for step in distinct), *(steps[:-1] + [step] for step in distinct),
                                                     *swaps))
-    for _, (illegal_at, edited) in zip(range(FLAW_TRIES), candidates, strict=False):
+    for illegal_at, edited in islice(candidates, FLAW_TRIES):
         answer = {field: " ".join(edited) if isinstance(plan, str) else edited}
         verdict = judge.validate(instance, answer)
         if illegal_at is not None and verdict.first_illegal_step == illegal_at and IssueCode.ILLEGAL_MOVE in verdict.codes:
             return answer
-        if illegal_at is None and verdict.codes == {IssueCode.GOAL_NOT_REACHED} and len(edited) >= len(steps):
+        if illegal_at is None and verdict.codes == {IssueCode.GOAL_NOT_REACHED}:  # every edit keeps at least its length
             return answer
     return None
 
