@@ -1,4 +1,5 @@
-"""ModelClient through real HTTP (the real `openai` SDK) against the mock server, and endpoint resolution."""
+"""ModelClient through real HTTP (the real `openai` SDK) against the mock server, and endpoint resolution.
+Streaming, timeouts and presets have their own file (test_streaming.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Any
 import pytest
 
 from codebench.errors import ModelConfigError, ModelError
-from codebench.model.client import ModelClient
+from codebench.model.client import DEFAULT_PATIENCE, ModelClient
 from codebench.model.mock_server import MockServer, start_mock_server
-from codebench.model.presets import MOCK_PORT, PRESETS, Endpoint, resolve_endpoint
+from codebench.model.presets import MOCK_PORT, PRESETS, Endpoint, Patience, resolve_endpoint
 from codebench.oracles import oracle_source
 from codebench.types import Completion
 
@@ -21,9 +22,9 @@ MESSAGES = [{"role": "system", "content": "You write Python."}, {"role": "user",
 
 
 def ask(url: str, model: str = "oracle", *, key: str = "k", max_tokens: int | None = None, seed: int = 0,
-        **client_options: Any) -> Completion:
+        patience: Patience = DEFAULT_PATIENCE, **endpoint: Any) -> Completion:
     async def go() -> Completion:
-        client = ModelClient(Endpoint(model, url, key), **client_options)
+        client = ModelClient(Endpoint(model, url, key, **endpoint), patience=patience)
         try:
             return await client.complete(MESSAGES, temperature=0.0, max_tokens=max_tokens, seed=seed)
         finally:
@@ -68,7 +69,7 @@ def test_429_and_500_are_retried_then_succeed(failure: str) -> None:
 
 def test_retries_are_bounded_and_the_sample_records_an_error() -> None:
     with start_mock_server(fail_429_every=1) as server:
-        completion = ask(server.url, max_retries=2)
+        completion = ask(server.url, patience=Patience(max_retries=2))
         assert server.hits == 3
     assert completion.error == "HTTP 429: Rate limit reached (injected). after 3 attempts"
     assert (completion.text, completion.truncated) == ("", False)
@@ -89,9 +90,11 @@ def test_a_bad_request_is_a_sample_error_and_not_retried(server: MockServer) -> 
 
 def test_a_wrong_key_ends_the_run_with_a_fix() -> None:
     with start_mock_server(api_key="right") as server:
-        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: Incorrect API key provided\.\): set the variable"):
+        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: Incorrect API key provided\.\): pass --api-key-env"):
             ask(server.url, key="wrong")
-        assert server.hits == 1  # not retried
+        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: .*\): set GROQ_API_KEY to a valid key"):
+            ask(server.url, key="wrong", preset=PRESETS["groq"], key_env="GROQ_API_KEY")
+        assert server.hits == 2  # not retried
         assert ask(server.url, key="right").error is None
 
 
@@ -118,9 +121,9 @@ def test_malformed_and_empty_bodies_become_sample_errors(server: MockServer, mod
 
 def test_a_slow_server_times_out_per_sample() -> None:
     with start_mock_server(latency_s=0.5) as server:
-        completion = ask(server.url, timeout_s=0.1, max_retries=1)
+        completion = ask(server.url, patience=Patience(idle_timeout=0.1, max_retries=1))
         assert server.hits == 2
-    assert completion.error == "no answer within 0.1 s after 2 attempts"
+    assert completion.error == "no byte for 0.1 s (idle timeout) after 2 attempts"
 
 
 def test_an_unreachable_server_ends_the_run() -> None:
@@ -128,7 +131,7 @@ def test_an_unreachable_server_ends_the_run() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(ModelError, match=rf"cannot reach http://127.0.0.1:{port}/v1 .* after 2 attempts: start the server"):
-        ask(f"http://127.0.0.1:{port}/v1", max_retries=1)
+        ask(f"http://127.0.0.1:{port}/v1", patience=Patience(max_retries=1))
 
 
 def test_requests_overlap_up_to_max_connections_and_no_further() -> None:
@@ -154,21 +157,30 @@ def test_requests_overlap_up_to_max_connections_and_no_further() -> None:
 def test_resolve_endpoint_presets_overrides_and_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("MY_KEY", "sk-test")
-    assert resolve_endpoint("llama3", None, None, "ollama") == Endpoint("llama3", "http://localhost:11434/v1", "ollama")
-    assert resolve_endpoint("m", "http://10.0.0.5:8000/v1/", None, "vllm") == Endpoint("m", "http://10.0.0.5:8000/v1", "EMPTY")
-    assert resolve_endpoint("m", "http://h:1/v1", "MY_KEY", None) == Endpoint("m", "http://h:1/v1", "sk-test")
+    ollama, vllm, groq = PRESETS["ollama"], PRESETS["vllm"], PRESETS["groq"]
+    assert resolve_endpoint("llama3", None, None, "ollama") == Endpoint("llama3", "http://localhost:11434/v1", "ollama", preset=ollama)
+    assert resolve_endpoint("m", "http://10.0.0.5:8000/v1/", None, "vllm") == Endpoint("m", "http://10.0.0.5:8000/v1", "EMPTY",
+                                                                                         preset=vllm)
+    assert resolve_endpoint("m", "http://h:1/v1", "MY_KEY", None) == Endpoint("m", "http://h:1/v1", "sk-test", key_env="MY_KEY")
     assert resolve_endpoint("oracle", None, None, "mock").base_url == f"http://127.0.0.1:{MOCK_PORT}/v1"
-    assert set(PRESETS) == {"openai", "vllm", "ollama", "llamacpp", "mock"}
+    assert set(PRESETS) == {"openai", "vllm", "sglang", "ollama", "llamacpp", "lmstudio", "openrouter", "together", "deepseek",
+                            "groq", "anthropic", "gemini", "mock"}
     with pytest.raises(ModelConfigError, match="environment variable OPENAI_API_KEY is not set .*--api-key-env VAR"):
         resolve_endpoint("gpt-4o-mini", None, None, None)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-real")
     openai = resolve_endpoint("gpt-4o-mini", None, None, None)
-    assert openai == Endpoint("gpt-4o-mini", "https://api.openai.com/v1", "sk-real")
-    assert "sk-real" not in repr(openai)
+    assert openai == Endpoint("gpt-4o-mini", "https://api.openai.com/v1", "sk-real", preset=PRESETS["openai"], key_env="OPENAI_API_KEY")
+    assert "sk-real" not in repr(openai) and openai.tokens_field == "max_completion_tokens"
+    # a --base-url at a hosted provider's host takes its request shape (its key still comes from --api-key-env)
+    hosted = resolve_endpoint("m", "https://api.groq.com/openai/v1", "MY_KEY", None)
+    assert (hosted.preset, hosted.key_env, hosted.api_key) == (groq, "MY_KEY", "sk-test")
+    assert resolve_endpoint("m", "http://localhost:8000/v1", None, None).preset is None  # a local port names no server
     with pytest.raises(ModelConfigError, match="environment variable UNSET_KEY is not set"):
         resolve_endpoint("m", None, "UNSET_KEY", "vllm")
-    with pytest.raises(ModelConfigError, match="--preset 'lmstudio' is unknown: choose one of openai, vllm"):
-        resolve_endpoint("m", None, None, "lmstudio")
+    with pytest.raises(ModelConfigError, match="--preset 'lmstudios' is unknown: choose one of openai, vllm, sglang"):
+        resolve_endpoint("m", None, None, "lmstudios")
+    with pytest.raises(ModelConfigError, match="environment variable GROQ_API_KEY is not set"):
+        resolve_endpoint("m", None, None, "groq")
     with pytest.raises(ModelConfigError, match="is not an http"):
         resolve_endpoint("m", "localhost:8000/v1", None, None)
     with pytest.raises(ModelConfigError, match="--model is empty"):
