@@ -11,19 +11,31 @@ import typer
 
 from ..errors import InputError
 from ..model.mock_behaviors import BEHAVIORS
-from ..model.presets import MOCK_PORT
+from ..model.presets import MOCK_PORT, THINK_TAGS
 
 
 def mock_server_command(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = MOCK_PORT,
-    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}); a request's model "
-                                               "naming one overrides it.")] = "oracle",
+    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}, or thinker: reasoning, "
+                                               "its reasoning streamed over --think seconds); a request's model naming "
+                                               "one overrides it.")] = "oracle",
     latency: Annotated[float, typer.Option(help="Seconds to wait before each answer.")] = 0.0,
     fail_429_every: Annotated[int, typer.Option(help="Answer every k-th request with 429 (0: never).")] = 0,
     fail_500_every: Annotated[int, typer.Option(help="Answer every k-th request with 500 (0: never).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the mixed behaviour.")] = 0,
     api_key_env: Annotated[Optional[str], typer.Option(help="Require the key held by this environment variable "
                                                             "(default: accept any key).")] = None,
+    think: Annotated[float, typer.Option(help="Seconds the thinker thinks (streaming a reasoning chunk every "
+                                              "--chunk-interval) before it answers.")] = 10.0,
+    think_per_kchar: Annotated[float, typer.Option(help="Seconds the thinker thinks on top, per 1000 prompt characters "
+                                                        "(bigger instances, longer thinking).")] = 0.0,
+    chunk_interval: Annotated[float, typer.Option(help="Seconds between the thinker's reasoning chunks.")] = 0.5,
+    stall: Annotated[float, typer.Option(help="Seconds a streamed reply pauses after --stall-after chunks.")] = 0.0,
+    stall_after: Annotated[int, typer.Option(help="Chunks a streamed reply sends before its --stall.")] = 1,
+    streaming: Annotated[str, typer.Option(help="on (stream as OpenAI does), reject (400, as servers that cannot "
+                                                "stream do) or ignore (answer streamed requests plainly).")] = "on",
+    reasoning_field: Annotated[str, typer.Option(help=f"Where reasoning goes: a field name, {THINK_TAGS} (inside the "
+                                                      "content) or '' (not returned).")] = "reasoning_content",
 ) -> None:
     """Serve an OpenAI-compatible mock model on loopback until Ctrl-C (for demos and tests)."""
     from ..model.mock_server import start_mock_server
@@ -33,7 +45,9 @@ def mock_server_command(
         raise InputError(f"environment variable {api_key_env} is not set: export it, or drop --api-key-env to accept any key")
     server = start_mock_server(port=port, behavior=behavior, latency_s=latency, fail_429_every=fail_429_every,
                                fail_500_every=fail_500_every, seed=seed, api_key=key,
-                               log=lambda line: print(line, file=sys.stderr, flush=True))
+                               log=lambda line: print(line, file=sys.stderr, flush=True), think_s=think,
+                               think_per_kchar_s=think_per_kchar, chunk_interval_s=chunk_interval, stall_s=stall,
+                               stall_after=stall_after, streaming=streaming, reasoning_field=reasoning_field)
     print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
     print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
     try:

@@ -3,7 +3,11 @@
 It reads the puzzle from a `codebench-puzzle: NAME` line of the prompt and answers as a model of the chosen
 behaviour would (`mock_behaviors`). The request's `model` picks the behaviour when it names one (else the
 server default); the models in FAULTS make the server misbehave instead. Latency, 429 and 500 answers can be
-injected. Imports the standard library (http.server), the errors and the behaviours.
+injected. A request with `stream: true` is answered as OpenAI's API streams (server-sent `chat.completion.chunk`
+events, the reasoning in its own deltas, usage in a last chunk without choices when `stream_options.include_usage`
+asks, then `data: [DONE]`), or refused, or answered plainly, as the `streaming` setting says; a stall can be injected
+mid-stream. `thinker` plays `reasoning`, its reasoning sent over a thinking time that can grow with the prompt.
+Imports the standard library (http.server), the errors, the presets' vocabulary and the behaviours.
 """
 
 from __future__ import annotations
@@ -13,15 +17,19 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..errors import InputError
 from .mock_behaviors import BEHAVIORS, FAULTS, mixed_choice, reply
+from .presets import THINK_TAGS
 
 MAX_LATENCY_S = 3600.0  # a slower mock is a typo, not a test
+THINKER = "thinker"  # plays `reasoning`, its reasoning paced over the thinking time (streamed, or before a plain answer)
+STREAMING = ("on", "reject", "ignore")  # a streamed request: answered as a stream, refused with 400, or answered plainly
+PIECE_CHARS = 64  # a streamed reply's text and (unpaced) reasoning go out in pieces this long
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,32 @@ class _Config:
     seed: int
     api_key: str | None
     log: Callable[[str], None] | None
+    think_s: float  # the thinker's thinking time: this much …
+    think_per_kchar_s: float  # … plus this much per 1000 prompt characters
+    chunk_interval_s: float  # the thinker sends a reasoning chunk this often
+    stall_s: float  # a streamed reply pauses this long …
+    stall_after: int  # … after this many chunks
+    streaming: str  # one of STREAMING
+    reasoning_field: str  # where reasoning goes: a message/delta field, THINK_TAGS (in the content), or "" (left out)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A reply to send, plainly or streamed: `reasoning` as (pause before it, piece), the thinker's pieces paced."""
+
+    model: str
+    text: str | None  # None: the `empty` fault's null content
+    reasoning: tuple[tuple[float, str], ...]
+    finish: str
+    usage: dict[str, Any]
+    choices: bool  # False: the `malformed` fault (no choices)
+
+    def placed(self, field: str) -> tuple[str | None, str | None]:
+        """(content, reasoning field value) of the whole reply, the reasoning placed as `field` says."""
+        reasoning = "".join(piece for _, piece in self.reasoning) if self.reasoning else None
+        if field == THINK_TAGS and reasoning is not None:
+            return f"{THINK_TAGS}{reasoning}</think>\n\n{self.text or ''}", None
+        return self.text, reasoning if field else None
 
 
 def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
@@ -52,6 +86,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def __init__(self, port: int, config: _Config) -> None:
         self.config, self.hits, self.lock = config, 0, threading.Lock()
+        self.last_request: dict[str, Any] | None = None
         super().__init__(("127.0.0.1", port), _Handler)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -79,10 +114,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _stream(self, events: Iterator[tuple[float, dict[str, Any] | str]]) -> None:
+        """Server-sent events, each after its pause, in HTTP/1.1 chunks (a cut stream is then visibly incomplete)."""
+        config = self.server.config
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for sent, (pause, event) in enumerate(events):
+            time.sleep(pause + (config.stall_s if sent == config.stall_after else 0.0))
+            data = f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n".encode()
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+
     def do_GET(self) -> None:
         if self.path.split("?")[0].rstrip("/") != "/v1/models":
             return self._send(404, _error(f"no route GET {self.path}", "invalid_request_error", "unknown_url"))
-        names = BEHAVIORS + FAULTS
+        names = (*BEHAVIORS, THINKER, *FAULTS)
         self._send(200, {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "codebench"} for n in names]})
 
     def do_POST(self) -> None:
@@ -106,12 +155,22 @@ class _Handler(BaseHTTPRequestHandler):
             request = None
         if not isinstance(request, dict):
             return self._send(400, _error("the body is not a JSON object", "invalid_request_error", None))
-        status, body = _answer(request, config, hit)
-        self._send(status, body)
+        self.server.last_request = request
+        said = _answer(request, config)
+        if not isinstance(said, _Said):
+            return self._send(*said)
+        head = {"id": f"chatcmpl-mock-{hit}", "created": int(time.time()), "model": said.model,
+                "system_fingerprint": f"codebench-mock-{config.seed}"}
+        if request.get("stream") and config.streaming == "on":
+            options = request.get("stream_options")
+            return self._stream(_events(said, head, config.reasoning_field, isinstance(options, dict)
+                                        and options.get("include_usage") is True))
+        time.sleep(sum(pause for pause, _ in said.reasoning))  # the thinker thinks before a plain answer too
+        self._send(200, _body(said, head, config.reasoning_field))
 
 
-def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, dict[str, Any] | bytes]:
-    """The status and body for a parsed chat-completions request."""
+def _answer(request: dict[str, Any], config: _Config) -> tuple[int, dict[str, Any] | bytes] | _Said:
+    """The reply to a parsed chat-completions request, or the status and body of a refusal or a fault."""
     model = str(request.get("model") or "")
     if model == "missing":
         return 404, _error(f"The model `{model}` does not exist or you do not have access to it.", "invalid_request_error",
@@ -124,7 +183,7 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
     messages, tokens = request.get("messages"), request.get("max_completion_tokens") or request.get("max_tokens")
     problem = ("messages must be a non-empty list" if not isinstance(messages, list) or not messages
                else "the mock answers n=1 only" if request.get("n") not in (None, 1)
-               else "the mock does not stream" if request.get("stream")
+               else "streaming is not supported" if request.get("stream") and config.streaming == "reject"
                else "temperature must be a number in [0, 2]" if not (isinstance(request.get("temperature", 1), (int, float))
                                                                       and 0 <= request.get("temperature", 1) <= 2)
                else "max_tokens must be a positive integer" if tokens is not None and not (isinstance(tokens, int) and tokens > 0)
@@ -133,36 +192,77 @@ def _answer(request: dict[str, Any], config: _Config, hit: int) -> tuple[int, di
         return 400, _error(problem, "invalid_request_error", None)
     assert isinstance(messages, list)
     prompt = "\n".join(_text(m.get("content")) for m in messages if isinstance(m, dict))
-    behavior = model if model in BEHAVIORS else config.behavior
+    behavior = model if model in (*BEHAVIORS, THINKER) else config.behavior
     if behavior == "mixed":
         behavior = mixed_choice(config.seed, request.get("seed"), messages)
     reminded = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
     last_user = next((_text(m.get("content")) for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
     try:
-        said = reply(behavior, prompt, reminded, last_user)
+        said = reply("reasoning" if behavior == THINKER else behavior, prompt, reminded, last_user)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
     effort = request.get("reasoning_effort")
     if said.reasoning is not None and isinstance(effort, str):  # as a reasoning server does, it thinks as hard as asked
         said = said._replace(reasoning=f"(reasoning_effort {effort}) {said.reasoning}")
+    reasoning = tuple((0.0, piece) for piece in _pieces(said.reasoning or ""))
+    if behavior == THINKER:
+        think_s = config.think_s + config.think_per_kchar_s * len(prompt) / 1000
+        steps = max(1, math.ceil(round(think_s / config.chunk_interval_s, 6)))  # 0.2 / 0.05 is 4, not 4.000…1
+        reasoning = (*((think_s / steps, f"Step {k} of {steps}: checking the rules once more.\n") for k in range(1, steps + 1)),
+                     *reasoning)
     text: str | None = said.text
     finish = said.finish or "stop"
     if tokens is not None and len(text) > 4 * tokens:
         text, finish = text[: 4 * tokens], "length"
+    thought = sum(len(piece) for _, piece in reasoning)
     usage: dict[str, Any] = {"prompt_tokens": (len(prompt) + 3) // 4, "completion_tokens": (len(text) + 3) // 4}
-    if said.reasoning is not None:
-        usage["completion_tokens"] += (len(said.reasoning) + 3) // 4
-        usage["completion_tokens_details"] = {"reasoning_tokens": (len(said.reasoning) + 3) // 4}
+    if reasoning:
+        usage["completion_tokens"] += (thought + 3) // 4
+        usage["completion_tokens_details"] = {"reasoning_tokens": (thought + 3) // 4}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-    body: dict[str, Any] = {"id": f"chatcmpl-mock-{hit}", "object": "chat.completion", "created": int(time.time()),
-                            "model": model, "system_fingerprint": f"codebench-mock-{config.seed}", "usage": usage}
-    if model != "malformed":
-        text = None if model == "empty" else text
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if said.reasoning is not None:
-            message["reasoning_content"] = said.reasoning
-        body["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
-    return 200, body
+    return _Said(model, None if model == "empty" else text, reasoning, finish, usage, model != "malformed")
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[start:start + PIECE_CHARS] for start in range(0, len(text), PIECE_CHARS)]
+
+
+def _body(said: _Said, head: dict[str, Any], field: str) -> dict[str, Any]:
+    """The plain (non-streamed) answer."""
+    body: dict[str, Any] = {**head, "object": "chat.completion", "usage": said.usage}
+    if said.choices:
+        content, reasoning = said.placed(field)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning is not None:
+            message[field] = reasoning
+        body["choices"] = [{"index": 0, "message": message, "finish_reason": said.finish, "logprobs": None}]
+    return body
+
+
+def _events(said: _Said, head: dict[str, Any], field: str, usage: bool) -> Iterator[tuple[float, dict[str, Any] | str]]:
+    """The streamed answer, as OpenAI's API sends it: (pause before it, event)."""
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {**head, "object": "chat.completion.chunk", **({"choices": [choice]} if said.choices else {})}
+
+    yield 0.0, chunk({"role": "assistant", "content": "" if said.text is not None else None})
+    tags = field == THINK_TAGS and bool(said.reasoning)
+    if tags:
+        yield 0.0, chunk({"content": THINK_TAGS})
+    silent = 0.0  # a server that returns no reasoning sends nothing while it thinks
+    for pause, piece in said.reasoning:
+        if field:
+            yield pause, chunk({"content" if tags else field: piece})
+        else:
+            silent += pause
+    if said.text is not None:
+        yield from ((silent if k == 0 else 0.0, chunk({"content": piece}))
+                    for k, piece in enumerate(_pieces(("</think>\n\n" if tags else "") + said.text)))
+        silent = 0.0
+    yield silent, chunk({}, said.finish)
+    if usage:
+        yield 0.0, {**head, "object": "chat.completion.chunk", "choices": [], "usage": said.usage}
+    yield 0.0, "[DONE]"
 
 
 @dataclass
@@ -178,6 +278,11 @@ class MockServer:
         """Chat-completion requests received so far, injected failures included."""
         return self._server.hits
 
+    @property
+    def last_request(self) -> dict[str, Any] | None:
+        """The body of the last chat-completion request that parsed (for checking a request's shape)."""
+        return self._server.last_request
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
@@ -192,27 +297,50 @@ class MockServer:
 
 def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: float = 0.0, fail_429_every: int = 0,
                       fail_500_every: int = 0, seed: int = 0, api_key: str | None = None,
-                      log: Callable[[str], None] | None = None) -> MockServer:
+                      log: Callable[[str], None] | None = None, think_s: float = 10.0, think_per_kchar_s: float = 0.0,
+                      chunk_interval_s: float = 0.5, stall_s: float = 0.0, stall_after: int = 1, streaming: str = "on",
+                      reasoning_field: str = "reasoning_content") -> MockServer:
     """Serve on 127.0.0.1:`port` (0: a free port) from a background thread; `log` gets one line per request.
+
+    The thinker thinks `think_s` plus `think_per_kchar_s` per 1000 prompt characters, a reasoning chunk every
+    `chunk_interval_s`; a streamed reply pauses `stall_s` after `stall_after` chunks; `streaming` is one of STREAMING;
+    `reasoning_field` names the field reasoning goes in, or is THINK_TAGS (inside the content) or "" (left out).
 
     Raises:
         InputError: an unknown behaviour, a setting out of range, or a port that cannot be bound.
     """
-    if behavior not in BEHAVIORS:
-        raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join(BEHAVIORS)}")
+    if behavior not in (*BEHAVIORS, THINKER):
+        raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join((*BEHAVIORS, THINKER))}")
+    seconds = f"give seconds from 0 to {MAX_LATENCY_S:g}"
     for option, value, ok, expected in (
             ("--port", port, 0 <= port <= 65535, "give 0-65535 (0 picks a free one)"),
-            ("--latency", latency_s, math.isfinite(latency_s) and 0 <= latency_s <= MAX_LATENCY_S,
-             f"give seconds from 0 to {MAX_LATENCY_S:g}"),
+            ("--latency", latency_s, _seconds(latency_s), seconds),
             ("--fail-429-every", fail_429_every, fail_429_every >= 0, "give a period k >= 1, or 0 for never"),
-            ("--fail-500-every", fail_500_every, fail_500_every >= 0, "give a period k >= 1, or 0 for never")):
+            ("--fail-500-every", fail_500_every, fail_500_every >= 0, "give a period k >= 1, or 0 for never"),
+            ("--think", think_s, _seconds(think_s), seconds),
+            ("--think-per-kchar", think_per_kchar_s, _seconds(think_per_kchar_s), seconds),
+            ("--chunk-interval", chunk_interval_s, _seconds(chunk_interval_s) and chunk_interval_s >= 0.001,
+             f"give seconds from 0.001 to {MAX_LATENCY_S:g}"),
+            ("--stall", stall_s, _seconds(stall_s), seconds),
+            ("--stall-after", stall_after, stall_after >= 0, "give a number of chunks, 0 or more"),
+            ("--streaming", streaming, streaming in STREAMING, f"choose {', '.join(STREAMING)}"),
+            ("--reasoning-field", reasoning_field, reasoning_field in (THINK_TAGS, "") or reasoning_field.isidentifier(),
+             f"give a field name (reasoning_content, reasoning, …), {THINK_TAGS} for inside the content, or '' for none")):
         if not ok:
             raise InputError(f"{option} {value}: {expected}")
+    config = _Config(behavior=behavior, latency_s=latency_s, fail_429_every=fail_429_every, fail_500_every=fail_500_every,
+                     seed=seed, api_key=api_key, log=log, think_s=think_s, think_per_kchar_s=think_per_kchar_s,
+                     chunk_interval_s=chunk_interval_s, stall_s=stall_s, stall_after=stall_after, streaming=streaming,
+                     reasoning_field=reasoning_field)
     try:
-        server = _HTTPServer(port, _Config(behavior, latency_s, fail_429_every, fail_500_every, seed, api_key, log))
+        server = _HTTPServer(port, config)
     except OSError as exc:
         raise InputError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; pick another --port (0 picks a free one)") from None
     # close() waits up to one poll interval for the serving loop to notice
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="codebench-mock-server", daemon=True)
     thread.start()
     return MockServer(f"http://127.0.0.1:{server.server_address[1]}/v1", server, thread)
+
+
+def _seconds(value: float) -> bool:
+    return math.isfinite(value) and 0 <= value <= MAX_LATENCY_S

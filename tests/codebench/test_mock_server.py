@@ -1,4 +1,5 @@
-"""The mock model server: behaviours (through the real openai client), faults, injected failures, loopback only."""
+"""The mock model server: behaviours (through the real openai client), faults, injected failures, streaming as
+OpenAI's API streams (and the settings that refuse or stall it, the slow thinker), loopback only."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -21,8 +23,8 @@ import puzzles
 from codebench.errors import InputError
 from codebench.model.client import ModelClient
 from codebench.model.mock_behaviors import BEHAVIORS, INSTRUCTION_WEIGHTS, MIXED_WEIGHTS, NO_CODE, PLAN_FLAWS, mixed_choice, reply_text
-from codebench.model.mock_server import MockServer, start_mock_server
-from codebench.model.presets import Endpoint
+from codebench.model.mock_server import THINKER, MockServer, start_mock_server
+from codebench.model.presets import THINK_TAGS, Endpoint
 from codebench.oracles import ORACLES, oracle_source
 
 FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -175,7 +177,6 @@ def test_auth_missing_model_and_bad_requests_answer_openai_error_json() -> None:
         assert (status, missing["error"]["code"]) == (404, "model_not_found")
         for bad, message in [({"model": "oracle", "messages": []}, "messages must be a non-empty list"),
                              ({"model": "oracle", "messages": prompt("sat"), "n": 2}, "the mock answers n=1 only"),
-                             ({"model": "oracle", "messages": prompt("sat"), "stream": True}, "the mock does not stream"),
                              ({"model": "oracle", "messages": prompt("sat"), "temperature": 3}, "temperature must be"),
                              ({"model": "oracle", "messages": prompt("sat"), "max_tokens": 0}, "max_tokens must be"),
                              ({"model": "wrong", "messages": prompt("chess")}, "behaviour wrong needs a prompt line"),
@@ -202,6 +203,15 @@ def test_bad_settings_and_a_taken_port_are_input_errors(server: MockServer) -> N
         start_mock_server(behavior="genius")
     with pytest.raises(InputError, match="--latency -1: give seconds from 0 to 3600"):
         start_mock_server(latency_s=-1)
+    for setting, value, message in [("think_s", float("nan"), "--think nan: give seconds"),
+                                    ("think_per_kchar_s", -1.0, "--think-per-kchar -1.0: give seconds"),
+                                    ("chunk_interval_s", 0.0, "--chunk-interval 0.0: give seconds from 0.001"),
+                                    ("stall_s", 4000.0, "--stall 4000.0: give seconds from 0 to 3600"),
+                                    ("stall_after", -1, "--stall-after -1: give a number of chunks"),
+                                    ("streaming", "sometimes", "--streaming sometimes: choose on, reject, ignore"),
+                                    ("reasoning_field", "not a field", "--reasoning-field not a field: give a field name")]:
+        with pytest.raises(InputError, match=re.escape(message)):
+            start_mock_server(**{setting: value})
     port = int(server.url.rsplit(":", 1)[1].split("/")[0])
     with pytest.raises(InputError, match=f"cannot listen on 127.0.0.1:{port}: .*pick another --port"):
         start_mock_server(port=port)
@@ -222,3 +232,99 @@ def test_the_command_serves_until_interrupted() -> None:
             out, err = process.communicate(timeout=10)
     assert process.returncode == 0, err
     assert '"POST /v1/chat/completions HTTP/1.1" 200' in err
+
+
+def events(url: str, body: dict[str, Any]) -> tuple[dict[str, str], list[tuple[float, Any]]]:
+    """(headers, [(seconds since the request, decoded event)]) of a streamed POST; `[DONE]` stays a string."""
+    request = urllib.request.Request(f"{url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    started, found = time.perf_counter(), []
+    with urllib.request.urlopen(request, timeout=30) as response:
+        headers = dict(response.headers)
+        for line in response:
+            if line.startswith(b"data: "):
+                data = line[len(b"data: "):].strip().decode()
+                found.append((time.perf_counter() - started, data if data == "[DONE]" else json.loads(data)))
+            else:
+                assert line.strip() == b"", line  # nothing but data lines and the blank lines between events
+    return headers, found
+
+
+def streamed(chunks: list[Any], name: str) -> str:
+    return "".join(c["choices"][0]["delta"].get(name) or "" for c in chunks if c.get("choices"))
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_a_streamed_request_is_answered_as_openai_streams(field: str) -> None:
+    asked = {"model": THINKER, "messages": prompt("hanoi"), "stream": True, "stream_options": {"include_usage": True}}
+    with start_mock_server(think_s=0.3, chunk_interval_s=0.1, reasoning_field=field) as server:
+        headers, found = events(server.url, asked)
+        assert server.last_request == asked
+        status, _, plain = post(server.url, {**asked, "stream": False})
+        _, unasked = events(server.url, {**asked, "stream_options": None})
+    assert status == 200 and headers["Content-Type"].startswith("text/event-stream")
+    *chunks, done = [event for _, event in found]
+    assert done == "[DONE]" and all(c["object"] == "chat.completion.chunk" and c["id"] == chunks[0]["id"] for c in chunks)
+    *answer, last = chunks
+    assert last["choices"] == [] and last["usage"] == plain["usage"]  # usage in a last chunk without choices
+    assert answer[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
+    assert [c["choices"][0]["finish_reason"] for c in answer] == [None] * (len(answer) - 1) + ["stop"]
+    message = plain["choices"][0]["message"]
+    assert streamed(answer, "content") == message["content"] and streamed(answer, field) == message[field]
+    assert message[field].startswith("Step 1 of 3: ") and plain["usage"]["completion_tokens_details"]["reasoning_tokens"] > 0
+    assert [event for _, event in unasked][-2]["choices"][0]["finish_reason"] == "stop"  # no usage chunk unless asked
+    thinking = [at for at, event in found if event != "[DONE]" and event["choices"] and event["choices"][0]["delta"].get(field)]
+    assert thinking[-1] - thinking[0] >= 0.15  # the reasoning chunks come 0.1 s apart, not at once
+
+
+@pytest.mark.parametrize(("field", "where"), [(THINK_TAGS, "content"), ("", "nowhere")])
+def test_reasoning_can_come_inside_the_content_or_not_at_all(field: str, where: str) -> None:
+    asked = {"model": THINKER, "messages": prompt("hanoi"), "stream": True}
+    with start_mock_server(think_s=0.2, chunk_interval_s=0.1, reasoning_field=field) as server:
+        _, found = events(server.url, asked)
+        message = post(server.url, {**asked, "stream": False})[2]["choices"][0]["message"]
+    chunks = [event for _, event in found[:-1]]
+    assert not any(name in c["choices"][0]["delta"] for c in chunks for name in ("reasoning_content", "reasoning"))
+    assert set(message) == {"role", "content"} and streamed(chunks, "content") == message["content"]
+    assert message["content"].startswith("<think>Step 1 of 2: ") == (where == "content")
+    assert "</think>\n\nHere is a program" in message["content"] or where == "nowhere"
+    if where == "nowhere":  # it thinks in silence: nothing is sent until the answer
+        assert found[1][0] >= 0.15 and message["content"].startswith("Here is a program")
+
+
+def test_the_thinker_thinks_longer_on_a_longer_prompt() -> None:
+    def steps(server: MockServer, padding: int) -> tuple[int, float]:
+        asked = [{"role": "user", "content": "codebench-puzzle: sat\n" + "x" * padding}]
+        started = time.perf_counter()
+        reasoning = post(server.url, {"model": THINKER, "messages": asked})[2]["choices"][0]["message"]["reasoning_content"]
+        return int(re.match(r"Step 1 of (\d+):", reasoning).group(1)), time.perf_counter() - started  # type: ignore[union-attr]
+
+    with start_mock_server(think_s=0.1, think_per_kchar_s=0.2, chunk_interval_s=0.05) as server:
+        (short, short_s), (long, long_s) = steps(server, 478), steps(server, 2978)  # 500 and 3000 prompt characters
+    assert (short, long) == (4, 14)  # ceil((0.1 + 0.2 * 0.5) / 0.05), ceil((0.1 + 0.2 * 3) / 0.05)
+    assert 0.2 <= short_s < long_s and long_s >= 0.7  # a plain answer waits the thinking out too
+
+
+def test_a_stall_pauses_the_stream_after_its_chunks() -> None:
+    with start_mock_server(stall_s=0.6, stall_after=3) as server:
+        _, found = events(server.url, {"model": "oracle", "messages": prompt("hanoi"), "stream": True})
+    gaps = [later - earlier for (earlier, _), (later, _) in zip(found, found[1:])]
+    assert gaps[2] >= 0.55 and max(gaps[:2] + gaps[3:]) < 0.3  # between the 3rd and the 4th chunk only
+
+
+@pytest.mark.parametrize("streaming", ["reject", "ignore"])
+def test_streaming_can_be_refused_or_answered_plainly(streaming: str) -> None:
+    with start_mock_server(streaming=streaming) as server:
+        status, headers, answer = post(server.url, {"model": "oracle", "messages": prompt("sat"), "stream": True})
+    if streaming == "reject":  # as servers that cannot stream answer
+        assert status == 400 and answer["error"]["message"] == "streaming is not supported"
+    else:
+        assert status == 200 and headers["Content-Type"] == "application/json" and answer["object"] == "chat.completion"
+
+
+def test_the_command_checks_the_streaming_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    from .cli import run_cli
+
+    for flag, value in [("--think", "-1"), ("--chunk-interval", "0"), ("--stall-after", "-2"), ("--streaming", "maybe")]:
+        code, out, err = run_cli(capsys, "mock-server", "--port", "0", flag, value)
+        assert code == 2 and out == "" and err.startswith(f"error: {flag} ") and len(err.strip().splitlines()) == 1, err
