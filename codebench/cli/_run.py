@@ -47,7 +47,9 @@ def run(
     format_retries: Annotated[Optional[int], typer.Option(help="Instruction mode: follow-ups when no answer can be read.")] = None,
     base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint URL.")] = None,
     api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the API key.")] = None,
-    preset: Annotated[Optional[str], typer.Option(help="openai, vllm, ollama, llamacpp or mock: default URL and key.")] = None,
+    preset: Annotated[Optional[str], typer.Option(help="Default URL, key variable and request shape: openai, vllm, sglang, "
+                                                       "ollama, llamacpp, lmstudio, openrouter, together, deepseek, groq, "
+                                                       "anthropic, gemini or mock.")] = None,
     puzzles: Annotated[Optional[str], typer.Option(help="Comma-separated puzzle names (default: all nine, or none with "
                                                        "--games).")] = None,
     games: Annotated[Optional[str], typer.Option(help="Comma-separated game names, or all: PuzzlePlex's games, played "
@@ -67,6 +69,12 @@ def run(
     temperature: Annotated[Optional[float], typer.Option()] = None,
     max_tokens: Annotated[Optional[int], typer.Option()] = None,
     max_connections: Annotated[Optional[int], typer.Option(help="Concurrent model requests.")] = None,
+    idle_timeout: Annotated[Optional[float], typer.Option(help="Seconds a request may go without a byte before it is "
+                                                          "retried (default 600: reasoning models can think in silence).")] = None,
+    request_timeout: Annotated[Optional[float], typer.Option(help="Seconds one attempt may take in all, the streamed reply "
+                                                             "included (default 3600); 0: no deadline.")] = None,
+    max_retries: Annotated[Optional[int], typer.Option(help="Retries of a request that timed out, was cut off or got "
+                                                       "429/5xx (default 4).")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default one per core).")] = None,
     backend: Annotated[Optional[str], typer.Option(help="docker, local (bubblewrap) or unsafe-local (trusted code only).")] = None,
     executor: Annotated[Optional[str], typer.Option(help="local, or ray: the backend on every node of a Ray cluster.")] = None,
@@ -100,6 +108,7 @@ def run(
     options = {"model": model, "mode": mode, "base_url": base_url, "api_key_env": api_key_env, "preset": preset,
                "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
                "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
+               "idle_timeout": idle_timeout, "request_timeout": request_timeout, "max_retries": max_retries,
                "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
                "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None,
                "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
@@ -142,7 +151,16 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
     from ..sandbox import open_sandbox
 
     tracker = Tracker()
-    clients = {label: ModelClient(e, max_connections=spec.max_connections) for label, e in endpoints.items()}
+    said: set[str] = set()
+
+    def note(line: str) -> None:  # once per endpoint, however many of the run's models it serves
+        if line not in said:
+            said.add(line)
+            status.print(line, highlight=False, markup=False)
+
+    models = {model.label: model for model in spec.model_specs}
+    clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note)
+               for label, e in endpoints.items()}
     display = RunDisplay(tracker)
     try:
         sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)

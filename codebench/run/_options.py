@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S
 from ..sandbox import MAX_WORKERS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
 from .spec import MAX_COUNT, MAX_SEED, ModelSpec, RunSpec
@@ -29,10 +30,13 @@ class ModelOption(BaseModel):
     api_key_env: str | None = None
     request: dict[str, Any] = Field(default_factory=dict)
     images: bool = True  # False: a text-only model (an M variant's board picture is not sent)
+    idle_timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT_S)  # None: the run's
+    request_timeout: float | None = Field(None, ge=0, le=MAX_TIMEOUT_S)
+    max_retries: int | None = Field(None, ge=0, le=MAX_RETRIES)
 
     def spec(self) -> ModelSpec:
         return ModelSpec(self.name.strip(), (self.label or self.name).strip(), self.preset, self.base_url, self.api_key_env,
-                         self.request, self.images)
+                         self.request, self.images, self.idle_timeout, self.request_timeout, self.max_retries)
 
 
 class PriceOption(BaseModel):
@@ -81,6 +85,9 @@ class RunOptions(BaseModel):
     prices: dict[str, PriceOption] = Field(default_factory=dict)  # model label -> its price (none assumed)
     max_cost: float | None = Field(None, gt=0)  # US dollars over the whole run, resumed runs included
     max_tokens_total: int | None = Field(None, ge=1)  # prompt + completion tokens over the whole run
+    idle_timeout: float = Field(RunSpec.idle_timeout, gt=0, le=MAX_TIMEOUT_S)
+    request_timeout: float = Field(RunSpec.request_timeout, ge=0, le=MAX_TIMEOUT_S)  # 0: no deadline
+    max_retries: int = Field(RunSpec.max_retries, ge=0, le=MAX_RETRIES)
     out: str = str(RunSpec.out)
 
     @field_validator("models", mode="before")

@@ -15,6 +15,7 @@ import puzzles
 
 from ..analysis.usage import Price
 from ..errors import ConfigError, InputError
+from ..model.presets import Patience
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
 from ..sandbox import BACKENDS, EXECUTORS
@@ -34,7 +35,8 @@ class ModelSpec:
 
     An entry that names its own `preset` or `base_url` takes its endpoint (and `api_key_env`) from its own fields
     only; otherwise from the run's top-level ones. `request` holds extra request-body fields (`reasoning_effort`,
-    a nested `extra_body` merged in as the OpenAI SDK does), the run's top-level ones under the model's own.
+    a nested `extra_body` merged in as the OpenAI SDK does), the run's top-level ones under the model's own. The
+    timeouts and the retry count, where set, win over the run's (None: the run's).
     """
 
     name: str
@@ -44,6 +46,9 @@ class ModelSpec:
     api_key_env: str | None = None
     request: dict[str, Any] = field(default_factory=dict)
     images: bool = True  # False: the model takes text only (an M variant's board picture is not sent)
+    idle_timeout: float | None = None
+    request_timeout: float | None = None  # 0: no deadline
+    max_retries: int | None = None
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -92,6 +97,10 @@ class RunSpec:
     prices: dict[str, Price] = field(default_factory=dict)  # model label -> its price; none assumed
     max_cost: float | None = None  # stop asking once the run's stored requests cost this much (needs every price)
     max_tokens_total: int | None = None  # stop asking once the run's stored requests hold this many tokens
+    # how long a request may take (they decide whether a reply arrives, not what was asked: no key holds them)
+    idle_timeout: float = Patience.idle_timeout  # seconds without a byte
+    request_timeout: float = Patience.request_timeout or 0.0  # seconds per attempt in all, reply included; 0: none
+    max_retries: int = Patience.max_retries
     out: Path = Path("runs/default")
 
     def __post_init__(self) -> None:
@@ -170,6 +179,13 @@ class RunSpec:
         if model.has_own_endpoint:
             return model.base_url, model.api_key_env, model.preset
         return self.base_url, model.api_key_env or self.api_key_env, self.preset
+
+    def patience(self, model: ModelSpec) -> Patience:
+        """How long `model`'s requests may take: its entry's own limits where it sets them, else the run's."""
+        deadline = self.request_timeout if model.request_timeout is None else model.request_timeout
+        return Patience(idle_timeout=self.idle_timeout if model.idle_timeout is None else model.idle_timeout,
+                        request_timeout=deadline or None,
+                        max_retries=self.max_retries if model.max_retries is None else model.max_retries)
 
     def _with_request(self, model: ModelSpec) -> ModelSpec:
         merged = {**_request_body(self.request, "request"), **_request_body(model.request, f"request of {model.label}")}
@@ -308,4 +324,5 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    games=checked.game_names(), opponents=checked.opponent_names(), history=checked.history,
                    legal_hint=checked.legal_hint, game_limits=game_limits, out=Path(checked.out),
                    prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
-                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total)
+                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
+                   request_timeout=checked.request_timeout, max_retries=checked.max_retries)
