@@ -9,7 +9,8 @@ CodebenchError
  ├── ModelError               the model endpoint refuses the run (key, model, quota, down)    exit 3
  ├── SandboxError             the sandbox infrastructure failed; never the program's fault    exit 3
  │    └── SandboxUnavailableError  the backend cannot run here                                exit 3
- └── BudgetReached            --max-cost or --max-tokens-total stopped the run (resumable)    exit 4
+ ├── BudgetReached            --max-cost or --max-tokens-total stopped the run (resumable)    exit 4
+ └── RunPartial               the run ended with results unresolved after every retry        exit 5
 
 Every message says what happened and what to do. Imports nothing.
 """
@@ -21,6 +22,7 @@ from typing import ClassVar
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
 EXIT_BUDGET = 4
+EXIT_PARTIAL = 5
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # SIGTERM: 128 + 15
 
@@ -79,3 +81,11 @@ class BudgetReached(CodebenchError):
 
     exit_code = EXIT_BUDGET
     summary = "budget reached"
+
+
+class RunPartial(CodebenchError):
+    """A run ended with planned results it could not judge (an endpoint's errors or timeouts, a broken sandbox, after
+    every retry): its rates stand on the rest, so a script must not take it for done. Re-running resumes them."""
+
+    exit_code = EXIT_PARTIAL
+    summary = "the run is partial"

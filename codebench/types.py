@@ -349,6 +349,18 @@ class ExecutionRow:
 
 
 @dataclass(frozen=True)
+class PlannedCell:
+    """How many results (sample × instance) the plan asks of one model × mode × puzzle × level: what tells a cell's
+    missing work (an interrupted run, a budget) from work done."""
+
+    model: str
+    mode: str
+    puzzle: str
+    level: int
+    results: int
+
+
+@dataclass(frozen=True)
 class SampleUsage:
     """One stored sample's (or game seat's) token counts, as the cost analysis and the budgets read them."""
 
@@ -369,6 +381,7 @@ class InstanceFacts:
     level: int
     instance_id: str
     meta: dict[str, Any]
+    alike: tuple[str, ...] = ()  # the ids of the other seeds that drew this same instance (planned and counted once)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A pair is one instance and one sample index judged on both sides: sample k of side A against sample k of side B
 (code mode's k-th program on the instance against instruction mode's k-th answer to it), so no side is paired with
 itself and nothing is counted twice. Infrastructure statuses (`api_error`, `sandbox_error`) say nothing of either
-side: such pairs are left out. Per puzzle × level, per puzzle, and overall:
+side: such pairs are left out, and counted (`unresolved`). Per puzzle × level, per puzzle, and overall:
 
 - the difference in legal rate A − B, with a 95% paired bootstrap interval that resamples instances (each with all
   its pairs, so the samples of one instance stay together; random.Random(seed), `boot` resamples);
@@ -97,6 +97,7 @@ class Comparison:
     puzzles: list[PairedCell]
     overall: PairedCell
     flips: list[Flip] = field(default_factory=list)
+    unresolved: int = 0  # pairs left out: an infrastructure failure on one side or both (the rates would be biased otherwise)
 
 
 _Pair = tuple[str, int, str, int, str, str]  # puzzle, level, instance id, sample, A's status, B's status
@@ -116,7 +117,8 @@ def compare(runs: Sequence[Sequence[ExecutionRow]], a: Side, b: Side, *, boot: i
         InputError: the two sides share no judged pair (the message names both sides).
     """
     left, right = side_rows(runs, a), side_rows(runs, b)
-    pairs: list[_Pair] = [(*key, left[key].status, right[key].status) for key in sorted(left.keys() & right.keys())
+    shared = sorted(left.keys() & right.keys())
+    pairs: list[_Pair] = [(*key, left[key].status, right[key].status) for key in shared
                           if left[key].status not in INFRASTRUCTURE_STATUSES and right[key].status not in INFRASTRUCTURE_STATUSES]
     if not pairs:
         raise InputError(f"{a} and {b} share no instance judged on both sides: compare sides that ran on the same "
@@ -131,7 +133,7 @@ def compare(runs: Sequence[Sequence[ExecutionRow]], a: Side, b: Side, *, boot: i
     cells = [replace(cell, p_holm=p) for cell, p in zip(cells, corrected)]
     flips = [Flip(*pair) for pair in pairs if (pair[4] == Status.LEGAL) != (pair[5] == Status.LEGAL)]
     return Comparison(a, b, cells, [_cell(puzzle, None, members, boot, seed) for puzzle, members in sorted(by_puzzle.items())],
-                      _cell("all", None, pairs, boot, seed), flips)
+                      _cell("all", None, pairs, boot, seed), flips, len(shared) - len(pairs))
 
 
 def _cell(puzzle: str, level: int | None, pairs: list[_Pair], boot: int, seed: int) -> PairedCell:
@@ -194,8 +196,10 @@ def render_comparison(comparison: Comparison, fmt: str) -> str:
     header = ["puzzle", "level", "pairs", "inst", "A legal", "B legal", "A − B", "95% interval", "A only", "B only",
               "McNemar p", "Holm p"]
     rows = [_row(cell) for cell in [*comparison.cells, *comparison.puzzles, comparison.overall]]
+    unresolved = (f"; {comparison.unresolved} pairs left out for an infrastructure failure on a side (re-run that run to "
+                  "retry them)") if comparison.unresolved else ""
     lines = [f"codebench compare: A = {a}, B = {b}; {comparison.overall.pairs} pairs on {comparison.overall.instances} "
-             "instances", "", *align([header, *rows], numeric=range(1, len(header)))]
+             f"instances{unresolved}", "", *align([header, *rows], numeric=range(1, len(header)))]
     if comparison.flips:
         shown = comparison.flips[:FLIPS_SHOWN]
         more = f" (first {len(shown)} of {len(comparison.flips)})" if len(comparison.flips) > len(shown) else ""

@@ -34,7 +34,7 @@ from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, 
 from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
-from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, summary
+from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, headline, notes
 from .sections import Section
 
 CLIP = 4096  # characters kept of each output stream, detail and issue list (the head and the tail, half each)
@@ -55,7 +55,9 @@ def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[s
     """The whole page: `report`'s tables, `figures` (name → SVG markup without prolog), the drill-down of `samples` and
     the replays of `games`."""
     analyses = {name: section for name, section in analysis_sections(report).items() if section.rows}
-    body = [f'<header><h1>codebench report</h1><p class="summary">{escape(summary(report.totals))}</p>',
+    partial = ' class="summary partial"' if report.partial else ' class="summary"'
+    body = [f'<header><h1>codebench report{" (PARTIAL)" if report.partial else ""}</h1><p{partial}>{escape(headline(report))}</p>'
+            + "".join(f"<p>{escape(line)}</p>" for line in notes(report)),
             '<nav><a href="#cells">cells</a>'
             + "".join(f' <a href="#analysis-{name}">{escape(name)}</a>' for name in analyses)
             + (' <a href="#games">games</a> <a href="#replays">replays</a>' if report.games is not None else "")
@@ -257,7 +259,7 @@ STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1400px;padding:0 1.5rem 3rem;
 color:#1d1d1f;background:#fff}
 h1{margin:1.2rem 0 .2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{margin:1.2rem 0 .4rem}
-nav a{margin-right:.8rem}.summary{font-size:1.05rem}.muted{color:#6b6b6b}
+nav a{margin-right:.8rem}.summary{font-size:1.05rem}.partial{border-left:4px solid #b3261e;padding-left:.5rem}.muted{color:#6b6b6b}
 table{border-collapse:collapse;margin:.3rem 0 1rem;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .55rem;text-align:left;vertical-align:top}
 th{background:#f5f5f7}.num{text-align:right}

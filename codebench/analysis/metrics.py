@@ -3,7 +3,10 @@ failing trajectories got.
 
 Pure functions over `ExecutionRow`s (the run store produces them); imports the standard library and the shared types.
 A cell is one (model, mode, puzzle, level). Infrastructure statuses (`sandbox_error`, `api_error`) say
-nothing about the program: they are counted apart and never enter a denominator.
+nothing about the program: they are counted apart and never enter a rate's denominator, but they are never dropped
+either: each cell keeps them, with the legal rate they would leave if every one of them had failed (`legal_low`), and the
+planned results with nothing stored yet (`missing`). A slow reasoning model's timeouts fall on the hardest instances,
+so the rate over judged results alone is biased upwards exactly where collapse is measured.
 
 λ* follows the seed paper (§ "Reasoning Collapse"): λ* = argmax_λ |dAcc/dλ| at the steepest *decline*.
 With levels at discrete λ the derivative is the finite difference between adjacent levels,
@@ -21,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, Status
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, INFRASTRUCTURE_STATUSES, ExecutionRow, PlannedCell, Status
 
 
 @dataclass(frozen=True)
@@ -32,16 +35,23 @@ class CellMetrics:
     mode: str
     puzzle: str
     level: int
-    instances: int  # instances with at least one counted execution
+    instances: int  # distinct instances with at least one counted execution
     samples: int  # counted samples per instance, the largest
     executions: int  # counted executions (infrastructure excluded)
     legal_rate: float
     status_counts: dict[str, int]
-    infra_counts: dict[str, int]
+    infra_counts: dict[str, int]  # results whose request or execution failed for a reason outside the model, after retries
+    legal_low: float  # the legal rate with every infrastructure failure counted as a failure: the bound they put on it
+    missing: int  # planned results with nothing stored (not run yet: an interrupted run, a budget); 0 without a plan
     pass_at: dict[int, float]  # k → mean over instances of pass@k (each with its own n, c); only k ≤ min n
     oracle_best_of_n: float  # fraction of instances with any legal sample
     best_sample_mean: float  # PuzzlePlex's best-of-n: the best single sample's mean legal rate over instances
     mean_complexity: float  # mean λ of the counted instances
+
+    @property
+    def partial(self) -> bool:
+        """Not every planned result of the cell is judged: its rates stand on fewer results than asked for."""
+        return bool(self.infra_counts) or self.missing > 0
 
 
 @dataclass(frozen=True)
@@ -136,13 +146,18 @@ def check_ks(ks: Iterable[int]) -> tuple[int, ...]:
     return wanted
 
 
-def cell_metrics(rows: Sequence[ExecutionRow], ks: Sequence[int]) -> list[CellMetrics]:
-    """One CellMetrics per (model, mode, puzzle, level), sorted by that key."""
+def cell_metrics(rows: Sequence[ExecutionRow], ks: Sequence[int], planned: Iterable[PlannedCell] = ()) -> list[CellMetrics]:
+    """One CellMetrics per (model, mode, puzzle, level) with rows or planned results, sorted by that key. `planned`: how
+    many results the plan asks of each cell (none given: nothing is known to be missing)."""
     wanted = check_ks(ks)
-    return [_cell(key, tally, wanted) for key, tally in sorted(_tally(rows).items())]
+    tallies = _tally(rows)
+    asked: Counter[_Key] = Counter()
+    for cell in planned:
+        asked[(cell.model, cell.mode, cell.puzzle, cell.level)] += cell.results
+    return [_cell(key, tallies.get(key, _Tally()), wanted, asked.get(key)) for key in sorted(tallies.keys() | asked.keys())]
 
 
-def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...]) -> CellMetrics:
+def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...], asked: int | None) -> CellMetrics:
     outcomes = tally.outcomes
     statuses = Counter(status for samples in outcomes.values() for status in samples.values())
     executions = sum(statuses.values())
@@ -153,10 +168,13 @@ def _cell(key: _Key, tally: _Tally, ks: tuple[int, ...]) -> CellMetrics:
     for samples in outcomes.values():
         for sample, status in samples.items():
             by_sample[sample].append(status == Status.LEGAL)
+    infra = sum(tally.infra.values())
     return CellMetrics(
         *key, instances=len(outcomes), samples=max(drawn.values(), default=0), executions=executions,
         legal_rate=statuses[Status.LEGAL] / executions if executions else math.nan,
         status_counts=ordered_counts(statuses, COUNTED_STATUSES), infra_counts=ordered_counts(tally.infra, INFRASTRUCTURE_ORDER),
+        legal_low=statuses[Status.LEGAL] / (executions + infra) if executions + infra else math.nan,
+        missing=max(0, asked - executions - infra) if asked is not None else 0,
         pass_at={k: _mean(pass_at_k(drawn[i], correct[i], k) for i in outcomes) for k in ks if k <= fewest},
         oracle_best_of_n=_mean(correct[i] > 0 for i in outcomes),
         best_sample_mean=max((statistics.fmean(legal) for legal in by_sample.values()), default=math.nan),

@@ -11,7 +11,8 @@
 - `tokens_pass_fail`: per model × mode, the mean completion tokens of passes and of fails by level;
 - `cost`: tokens and (where priced) dollars per model × mode × puzzle;
 - `optimality`: per puzzle, the passes' plan length ÷ the minimal length by level.
-The only module that imports matplotlib (Agg, no display), and only when plots are asked for.
+A partial report's figures say so in their top-left corner. The only module that imports matplotlib (Agg, no display),
+and only when plots are asked for.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
         figure = draw(report, plt)
         if figure is None:
             continue
+        if report.partial:  # a figure travels without its report: it says so itself
+            figure.text(0.005, 0.995, "PARTIAL: not every planned result is judged (see the report's first line)",
+                        ha="left", va="top", color="#b3261e", fontsize="small")
         try:
             yield name, figure
         finally:
@@ -114,7 +118,10 @@ def _legal_rate(report: Report, plt: Any) -> Any:
     puzzles = sorted({cell.puzzle for cell in report.cells})
     if not puzzles:
         return None
-    figure, axes = _grid(plt, len(puzzles), "legal rate against complexity λ (95% Wilson intervals)")
+    unresolved = any(cell.infra_counts for cell in report.cells)
+    title = "legal rate against complexity λ (95% Wilson intervals" + \
+        ("; ▽ with unresolved infrastructure failures counted as failures)" if unresolved else ")")
+    figure, axes = _grid(plt, len(puzzles), title)
     for axis, puzzle in zip(axes, puzzles):
         for label, cells in _lines([cell for cell in report.cells if cell.executions], puzzle):
             cells.sort(key=lambda c: c.mean_complexity)
@@ -122,7 +129,14 @@ def _legal_rate(report: Report, plt: Any) -> Any:
             ys = [c.legal_rate for c in cells]
             bounds = [wilson(c.status_counts.get(Status.LEGAL, 0), c.executions) for c in cells]
             errors = [[y - low for y, (low, _) in zip(ys, bounds)], [high - y for y, (_, high) in zip(ys, bounds)]]
-            axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=label)
+            line = axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=label)
+            lows = [c for c in cells if c.infra_counts]
+            if lows:  # the rate a cell would have if each unresolved result had failed, joined to its judged rate
+                colour = line.lines[0].get_color()
+                axis.vlines([c.mean_complexity for c in lows], [c.legal_low for c in lows], [c.legal_rate for c in lows],
+                            colors=colour, linestyles="dotted")
+                axis.plot([c.mean_complexity for c in lows], [c.legal_low for c in lows], linestyle="none", marker="v",
+                          fillstyle="none", color=colour)
         axis.set_title(puzzle)
         axis.set_xlabel("λ")
         axis.set_ylabel("legal rate")

@@ -1,7 +1,11 @@
 """The run report: metrics gathered into one `Report`, rendered as a plain-text table, markdown, CSV or JSON.
 
 Pure functions over rows; imports only the standard library, the shared types and errors, and `metrics`. Rates print
-with three decimals, "-" where nothing was counted; infrastructure failures are shown apart.
+with three decimals, "-" where nothing was counted. What was not counted is never silently dropped: a cell's legal rate
+over its judged results is shown beside the rate with its unresolved infrastructure failures counted as failures
+(`0.620 [0.480–0.620]`), its "not counted" column names them and the planned results not run yet, and a report with any
+of these is marked PARTIAL in its first line, with what to re-run. Levels whose seeds drew fewer distinct instances than
+asked are named (each distinct instance is counted once).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..types import (
     ExecutionRow,
     GameRow,
     InstanceFacts,
+    PlannedCell,
     SampleUsage,
     Status,
 )
@@ -62,17 +67,76 @@ LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any samp
 SECTIONS = ("cells", "collapse", "levels", "failures", "traces", "cross-task", "correlations", "tokens", "token-correlation",
             "cost", "optimality", "difficulty", "games")
 BRIEF = ("collapse",)  # what `codebench run` prints after the cells
+RERUN = "run the same `codebench run` command again (same --out) to retry what is missing; finished work is kept"
 
 
 @dataclass(frozen=True)
 class Totals:
-    """The whole run: counted executions and their statuses, infrastructure failures apart."""
+    """The whole run: counted executions and their statuses, infrastructure failures apart, and the legal rate they
+    would leave if each had failed."""
 
     rows: int
     executions: int
     legal_rate: float
     status_counts: dict[str, int]
     infra_counts: dict[str, int]
+    legal_low: float = math.nan
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """What one run set out to do: the results its plan asks of each cell, and its games left unplayed."""
+
+    run: str  # the run directory, as the user named it
+    planned: tuple[PlannedCell, ...]
+    games_void: int = 0  # stored void: the sandbox or the endpoint broke them (played again on a resume)
+    games_missing: int = 0  # planned, never stored (interrupted, or held by a budget)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What one run's report did not count, and why. A run with nothing of it is complete; else every rate of its cells
+    stands on fewer results than planned, and re-running its command (same --out) retries exactly what is missing."""
+
+    run: str
+    infra_counts: dict[str, int]  # results whose request or execution failed outside the model, after every retry
+    missing: int  # planned results with nothing stored: not asked or not run yet
+    games_void: int
+    games_missing: int
+    cells: tuple[tuple[str, str, str, int], ...]  # the partial cells: (model, mode, puzzle, level)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.infra_counts) or bool(self.missing or self.games_void or self.games_missing)
+
+    def describe(self) -> str:
+        """"runs/a: 36 results unresolved (api_error:36), 12 planned results not run, in 3 cells (…)"."""
+        parts = [f"{sum(self.infra_counts.values())} results unresolved ({mix(self.infra_counts)})" if self.infra_counts else "",
+                 f"{self.missing} planned results not run" if self.missing else "",
+                 f"{self.games_void} games void" if self.games_void else "",
+                 f"{self.games_missing} planned games not played" if self.games_missing else ""]
+        where = f" in {len(self.cells)} cell{'s' if len(self.cells) != 1 else ''} ({cell_names(self.cells)})" if self.cells else ""
+        return f"{self.run or 'the run'}: {', '.join(part for part in parts if part)}{where}"
+
+
+def cell_names(cells: Sequence[tuple[str, str, str, int]]) -> str:
+    """"m · code: hanoi L1 L2, sat L6; m · instruction: …": cells grouped by model × mode and puzzle, in order."""
+    groups: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for model, mode, puzzle, level in cells:
+        groups.setdefault((model, mode), {}).setdefault(puzzle, []).append(level)
+    return "; ".join(f"{model} · {mode}: " + ", ".join(f"{puzzle} " + " ".join(f"L{level}" for level in levels)
+                                                      for puzzle, levels in puzzles.items())
+                     for (model, mode), puzzles in groups.items())
+
+
+@dataclass(frozen=True)
+class FewerInstances:
+    """A level whose seeds drew fewer distinct instances than asked (Hanoi's small levels draw one): each is counted once."""
+
+    puzzle: str
+    level: int
+    distinct: int
+    seeds: int
 
 
 @dataclass(frozen=True)
@@ -93,24 +157,55 @@ class Report:
     costs: tuple[CostLine, ...] = ()
     optimality: tuple[Optimality, ...] = ()
     difficulty: tuple[Difficulty, ...] = ()
+    coverage: tuple[Coverage, ...] = ()  # per run, what was not counted and why
+    fewer_instances: tuple[FewerInstances, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """Some planned results are not judged: the rates stand on fewer results than asked for."""
+        return bool(self.totals.infra_counts) or any(run.partial for run in self.coverage)
 
 
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
                  games: Sequence[GameRow] = (), usages: Sequence[SampleUsage] = (), prices: dict[str, Price] | None = None,
-                 facts: Sequence[InstanceFacts] = ()) -> Report:
+                 facts: Sequence[InstanceFacts] = (), scopes: Sequence[RunScope] = ()) -> Report:
     """Every analysis of one set of rows, the stored requests' usage (cost, at `prices`), the planned instances'
-    reference metrics (difficulty) and the stored games."""
+    reference metrics (difficulty), the stored games, and what each run's plan asked for (`scopes`: without them
+    nothing is known to be missing)."""
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
     executions = sum(counted.values())
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
-                    ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER))
-    return Report(check_ks(ks), tuple(cell_metrics(rows, ks)), tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
+                    ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER),
+                    counted[Status.LEGAL] / len(rows) if rows else math.nan)
+    cells = tuple(cell_metrics(rows, ks, [cell for scope in scopes for cell in scope.planned]))
+    return Report(check_ks(ks), cells, tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
                   tuple(trace_grades(rows)), build_games_report(games, seed=seed) if games else None,
                   tuple(collapse_regimes(rows)), tuple(global_curve(rows)), tuple(failure_modes(rows)),
                   tuple(success_matrix(rows)), tuple(task_correlations(rows)), tuple(token_stats(rows)),
                   tuple(token_correlations(rows)), tuple(cost_lines(usages, prices or {})) if usages else (),
-                  tuple(optimality(rows)), tuple(difficulty_table(facts)))
+                  tuple(optimality(rows)), tuple(difficulty_table(facts)), tuple(_coverage(scope, cells) for scope in scopes),
+                  tuple(fewer_instances(facts)))
+
+
+def _coverage(scope: RunScope, cells: Sequence[CellMetrics]) -> Coverage:
+    """The run's share of the cells (runs joined in a report hold different models or modes) and what they miss."""
+    sides = {(cell.model, cell.mode) for cell in scope.planned}
+    mine = [cell for cell in cells if (cell.model, cell.mode) in sides]
+    infra: Counter[str] = Counter()
+    for cell in mine:
+        infra.update(cell.infra_counts)
+    return Coverage(scope.run, ordered_counts(infra, INFRASTRUCTURE_ORDER), sum(cell.missing for cell in mine), scope.games_void,
+                    scope.games_missing, tuple((c.model, c.mode, c.puzzle, c.level) for c in mine if c.partial))
+
+
+def fewer_instances(facts: Sequence[InstanceFacts]) -> list[FewerInstances]:
+    """The levels whose seeds drew an instance another seed drew too, sorted; an instance listed twice counts once."""
+    seen: dict[tuple[str, int], dict[str, int]] = {}
+    for fact in facts:
+        seen.setdefault((fact.puzzle, fact.level), {})[fact.instance_id] = 1 + len(fact.alike)
+    return [FewerInstances(puzzle, level, len(ids), sum(ids.values())) for (puzzle, level), ids in sorted(seen.items())
+            if sum(ids.values()) > len(ids)]
 
 
 def analysis_sections(report: Report) -> dict[str, Section]:
@@ -170,27 +265,60 @@ def failures(cell: CellMetrics) -> dict[str, int]:
     return {status: n for status, n in cell.status_counts.items() if status != Status.LEGAL}
 
 
+def bounded(legal_rate: float, legal_low: float, infra: int) -> str:
+    """A legal rate over judged results, with (when some results are unresolved) the range down to the rate they leave
+    if each had failed: "0.620 [0.480–0.620]"."""
+    shown = infra and not math.isnan(legal_rate)  # nothing judged: "-", and the not-counted column says why
+    return f"{rate(legal_rate)} [{rate(legal_low)}–{rate(legal_rate)}]" if shown else rate(legal_rate)
+
+
 def summary(totals: Totals) -> str:
     infra = f"; infrastructure failures, not counted: {mix(totals.infra_counts)}" if totals.infra_counts else ""
-    return f"{totals.executions} executions, legal rate {rate(totals.legal_rate)}{infra}"
+    legal = bounded(totals.legal_rate, totals.legal_low, sum(totals.infra_counts.values()))
+    return f"{totals.executions} executions, legal rate {legal}{infra}"
+
+
+def headline(report: Report) -> str:
+    """The report's first line: PARTIAL, what each partial run did not count and how to finish it; else the totals."""
+    if not report.partial:
+        played = f"; {report.games.games} games played" if report.games is not None else ""
+        return f"codebench report: {summary(report.totals)}{played}"
+    runs = [run.describe() for run in report.coverage if run.partial]
+    unresolved = report.totals.infra_counts  # rows given without their runs' scopes
+    missing = "; ".join(runs) or f"{sum(unresolved.values())} results unresolved ({mix(unresolved)})"
+    return f"codebench report: PARTIAL: {missing}. To finish: {RERUN}"
+
+
+def notes(report: Report) -> list[str]:
+    """The lines under the headline: the totals (when the headline was taken), and the levels with fewer distinct instances
+    than seeds."""
+    lines = []
+    if report.partial:
+        played = f"; {report.games.games} games played" if report.games is not None else ""
+        lines.append(f"{summary(report.totals)}{played}; in brackets: the legal rate with the unresolved results counted as "
+                     "failures")
+    if report.fewer_instances:
+        shown = ", ".join(f"{f.puzzle} L{f.level} {f.distinct} of {f.seeds}" for f in report.fewer_instances)
+        lines.append(f"fewer distinct instances than seeds (each counted once): {shown}")
+    return lines
 
 
 def cell_columns(report: Report) -> list[str]:
-    """A cell's columns after its puzzle: the numbers, then its failures and infrastructure counts."""
+    """A cell's columns after its puzzle: the numbers, then its failures and what was not counted."""
     return ["level", "λ", "inst", "n", "exec", str(Status.LEGAL), *(f"pass@{k}" for k in report.ks), "any-legal", "best-sample",
-            "failures", "infra"]
+            "failures", "not counted"]
 
 
 def cell_values(report: Report, cell: CellMetrics) -> list[str]:
     passes = [rate(cell.pass_at[k]) if k in cell.pass_at else "-" for k in report.ks]
+    not_counted = {**cell.infra_counts, **({"missing": cell.missing} if cell.missing else {})}
     return [str(cell.level), number(cell.mean_complexity), str(cell.instances), str(cell.samples), str(cell.executions),
-            rate(cell.legal_rate), *passes, rate(cell.oracle_best_of_n), rate(cell.best_sample_mean), mix(failures(cell)),
-            mix(cell.infra_counts)]
+            bounded(cell.legal_rate, cell.legal_low, sum(cell.infra_counts.values())), *passes, rate(cell.oracle_best_of_n),
+            rate(cell.best_sample_mean), mix(failures(cell)), mix(not_counted)]
 
 
 def _table(report: Report, brief: bool = False) -> str:
-    played = f"; {report.games.games} games played" if report.games is not None else ""
-    lines = [f"codebench report: {summary(report.totals)}{played}"]
+    lines = [headline(report), *notes(report)]
     groups: dict[tuple[str, str], list[CellMetrics]] = {}
     for cell in report.cells:
         groups.setdefault((cell.model, cell.mode), []).append(cell)
@@ -214,7 +342,8 @@ def _table(report: Report, brief: bool = False) -> str:
 
 
 def _markdown(report: Report) -> str:
-    lines = ["# codebench report", "", summary(report.totals), "", "## Cells", ""]
+    lines = [f"# codebench report{' (PARTIAL)' if report.partial else ''}", "", headline(report), "",
+             *(line for note in notes(report) for line in (note, "")), "## Cells", ""]
     header = ["model", "mode", "puzzle", *cell_columns(report)]
     lines += md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c)] for c in report.cells])
     for section in analysis_sections(report).values():
@@ -243,15 +372,27 @@ def _csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions", "legal_rate",
-                     *(f"pass@{k}" for k in report.ks), "oracle_best_of_n", "best_sample_mean", *statuses,
-                     "lambda_star", "lambda_low", "lambda_high"])
+                     "legal_rate_low", *(f"pass@{k}" for k in report.ks), "oracle_best_of_n", "best_sample_mean", *statuses,
+                     "missing", "partial", "lambda_star", "lambda_low", "lambda_high"])
     for c in report.cells:
         counts = {**c.status_counts, **c.infra_counts}
         t = thresholds.get((c.model, c.mode, c.puzzle))
         writer.writerow([c.model, c.mode, c.puzzle, c.level, _number(c.mean_complexity), c.instances, c.samples, c.executions,
-                         _number(c.legal_rate), *(_number(c.pass_at.get(k)) for k in report.ks), _number(c.oracle_best_of_n),
-                         _number(c.best_sample_mean), *(counts.get(s, 0) for s in statuses),
-                         *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
+                         _number(c.legal_rate), _number(c.legal_low), *(_number(c.pass_at.get(k)) for k in report.ks),
+                         _number(c.oracle_best_of_n), _number(c.best_sample_mean), *(counts.get(s, 0) for s in statuses),
+                         c.missing, int(c.partial), *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
+    if report.coverage:  # what each run did not count: a table after one empty line
+        writer.writerow([])
+        writer.writerow(["section:coverage"])
+        writer.writerow(["run", "partial", *INFRASTRUCTURE_ORDER, "missing", "games_void", "games_missing", "cells"])
+        for run in report.coverage:
+            writer.writerow([run.run, int(run.partial), *(run.infra_counts.get(s, 0) for s in INFRASTRUCTURE_ORDER), run.missing,
+                             run.games_void, run.games_missing, cell_names(run.cells)])
+    if report.fewer_instances:
+        writer.writerow([])
+        writer.writerow(["section:fewer-instances"])
+        writer.writerow(["puzzle", "level", "distinct", "seeds"])
+        writer.writerows([f.puzzle, f.level, f.distinct, f.seeds] for f in report.fewer_instances)
     if report.games is not None:  # a second table, after one empty line: one row per game × level × player
         writer.writerow([])
         writer.writerow(["game", "level", "player", "games", "raw_mean", "normalized", "pool_normalized", "wins", "draws",
@@ -284,4 +425,10 @@ def _plain(value: Any) -> Any:
 
 
 def _json(report: Report) -> str:
-    return json.dumps(_plain(asdict(report)), indent=2, ensure_ascii=False) + "\n"
+    """The report's fields, after `partial` (first, so a reader cannot miss it); each cell and run says whether it is."""
+    data = asdict(report)
+    for cell, fields in zip(report.cells, data["cells"]):
+        fields["partial"] = cell.partial
+    for run, fields in zip(report.coverage, data["coverage"]):
+        fields["partial"] = run.partial
+    return json.dumps(_plain({"partial": report.partial, **data}), indent=2, ensure_ascii=False) + "\n"

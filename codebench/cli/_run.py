@@ -1,8 +1,9 @@
 """`codebench run`, `codebench report`, `codebench compare` and `codebench demo`: parsing and printing only.
 
 Exit codes: 0 done, 2 usage error, 3 the endpoint or the sandbox refuses the run (finished work stays stored),
-4 a budget stopped it (resumable with a larger one), 130 interrupted. The pipeline, the store and the model client
-are imported inside the commands.
+4 a budget stopped it (resumable with a larger one), 5 it ended partial (results unresolved after every retry: an
+endpoint's errors or timeouts, a broken sandbox; re-running retries them), 130 interrupted. The pipeline, the store
+and the model client are imported inside the commands.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._interrupt import interruptible
 from ._params import puzzle_params
 
 if TYPE_CHECKING:
+    from ..analysis.report import Report
     from ..model.presets import Endpoint
     from ..run.pipeline import Tracker
     from ..run.plan import Plan
@@ -97,8 +99,9 @@ def run(
     """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
     import asyncio
 
+    from ..analysis.report import RERUN
     from ..analysis.usage import parse_price
-    from ..errors import BudgetReached
+    from ..errors import BudgetReached, RunPartial
     from ..model.presets import resolve_endpoint
     from ..run.pipeline import plan_summary, record_plan
     from ..run.plan import make_plan
@@ -131,13 +134,17 @@ def run(
         with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
             record_plan(store, spec, plan)
             tracker = asyncio.run(_execute(spec, plan, store, endpoints))
-        _print_report([store], "table", None, brief=True)
+        report = _print_report([store], "table", None, brief=True)
         if tracker.samples_held or tracker.games_held:
             held = " and ".join(part for part in (
                 f"{tracker.samples_held} of {tracker.samples_total} requests were not made" if tracker.samples_held else "",
                 f"{tracker.games_held} of {tracker.games_total} games were not played" if tracker.games_held else "") if part)
             raise BudgetReached(f"{tracker.budget_reached}; {held}. What was asked is stored and judged: raise the budget "
                                 "and run the same command again to resume")
+        if report.partial:
+            missing = "; ".join(run.describe() for run in report.coverage if run.partial)
+            raise RunPartial(f"{missing}. The rates leave these out (each cell shows the bound they put on its legal rate): "
+                             f"{RERUN}")
     finally:
         store.close()
 
@@ -212,17 +219,19 @@ class RunDisplay:
 
 def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None, plots: Path | None = None,
                   html: Path | None = None, *, section: str | None = None, prices: dict[str, Any] | None = None,
-                  brief: bool = False) -> None:
+                  brief: bool = False) -> Report:
     """The report of `stores` as text in `fmt` (None: none) on stdout or into `output`, and the figures and the HTML
-    page where asked for. Costs use each run's stored price table, `prices` (label → Price) over it."""
-    from ..analysis.report import build_report, render_report
+    page where asked for; returned. Costs use each run's stored price table, `prices` (label → Price) over it."""
+    from ..analysis.report import RunScope, build_report, render_report
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
     games = [row for store in stores for row in store.game_rows()]
     report = build_report(_joined_rows(stores), ks, games=games, usages=[u for store in stores for u in store.usage()],
                           prices={**_stored_prices(stores), **(prices or {})},
-                          facts=[fact for store in stores for fact in store.instance_facts()])
+                          facts=[fact for store in stores for fact in store.instance_facts()],
+                          scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
+                                  for store in stores])
     inputs = [store.path for store in stores]
     if fmt is not None:
         text = render_report(report, fmt, section, brief=brief)
@@ -248,6 +257,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
         with open_output(html, inputs) as out:
             out.write(page)
         status.print(f"html report written: {html}", highlight=False, markup=False)
+    return report
 
 
 def _stored_prices(stores: Sequence[Store]) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
                         tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
                               for job in plan.samples),
                         {name: tuple(record.id for record in records) for name, records in plan.instances.items()},
-                        tuple(planned(job) for job in plan.matches))
+                        tuple(planned(job) for job in plan.matches), plan.alike)
     versions = {"codebench": __version__, "python": platform.python_version(),
                 "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances},
                 "games": {name: get_game(name).version for name in spec.games}}
@@ -123,8 +123,6 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
     table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played, admit) if plan.matches else None
 
-    asked: dict[str, asyncio.Future[Sample | None]] = {}  # request key -> its sample (None: held by the budget)
-
     async def ask(job: SampleJob, mode: Mode) -> Sample | None:
         """A new sample for the job's key, stored; None when a budget holds the request back."""
         client = clients[job.model]
@@ -147,16 +145,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         mode = get_mode(job.mode, spec.format_retries)
         sample = stored.get(job.key)
         reused = sample is not None and sample.completion.error is None
-        if not reused and job.key in asked:  # the same request planned twice (alike instances): asked once, as stored once
-            sample, reused = await asked[job.key], True
-        elif not reused:
-            asked[job.key] = asyncio.get_running_loop().create_future()
-            try:
-                sample = await ask(job, mode)
-            except BaseException:
-                asked[job.key].cancel()
-                raise
-            asked[job.key].set_result(sample)
+        if not reused:
+            sample = await ask(job, mode)
         if sample is None:
             tracker.count(samples_held=1)
             return
@@ -236,6 +226,7 @@ class _Bench(Bench):
                  loop: asyncio.AbstractEventLoop) -> None:
         self.store, self.sandbox, self.tracker, self.limits, self.loop = store, sandbox, tracker, limits, loop
         self.running: dict[str, _Running] = {}  # execution key -> its run, from submission until stored
+        self.written: set[str] = set()  # execution keys this run stored: a later sample finding one did not reuse old work
         self.inbox: list[Result] = []  # delivered by sandbox threads, not yet taken by the writer
         self.inbox_lock = threading.Lock()
         self.arrived = asyncio.Event()  # set (on the loop) once the inbox is not empty
@@ -246,9 +237,10 @@ class _Bench(Bench):
     def record(self, program: Program, execution: Execution, outcome: Outcome) -> None:
         stored = self.store.executed([execution.key]).get(execution.key)
         if stored is not None:
-            self.tracker.executed(stored, cached=True)
+            self.tracker.executed(stored, cached=execution.key not in self.written)
             return
         self.store.add_executions([(execution.key, program.key, execution.record.id, outcome)])
+        self.written.add(execution.key)
         self.tracker.executed(outcome.status)
 
     async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
@@ -258,7 +250,7 @@ class _Bench(Bench):
         for execution in executions:
             status = done.get(execution.key)
             if status is not None and status not in INFRASTRUCTURE_STATUSES:
-                self.tracker.executed(status, cached=True)
+                self.tracker.executed(status, cached=execution.key not in self.written)
             elif execution.key in self.running:
                 waits.append(self._another(self.running[execution.key].stored))
             else:
@@ -299,6 +291,7 @@ class _Bench(Bench):
                                            for (r, _), outcome in zip(work, outcomes)])
                 for (running, _), outcome in zip(work, outcomes):
                     self.tracker.executed(outcome.status)
+                    self.written.add(running.execution.key)
                     del self.running[running.execution.key]
                     running.stored.set_result(outcome.status)
         except Exception as exc:
@@ -308,16 +301,22 @@ class _Bench(Bench):
             raise
 
     async def _another(self, stored: asyncio.Future[str]) -> None:
-        self.tracker.executed(await stored, cached=True)
+        """The same execution (an identical program on the instance) that another sample of this run started."""
+        self.tracker.executed(await stored)
 
 
 def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
-    """What --dry-run prints: requests and executions, and how many are already stored (none without a store)."""
+    """What --dry-run prints: requests and executions, and how many are already stored (none without a store); the distinct
+    instances per puzzle, and how many seeds drew an instance another seed drew (planned once)."""
     stored = store.answered(job.key for job in plan.samples) if store is not None else set()
     games = store.matches_played(job.key for job in plan.matches) if store is not None and plan.matches else set()
     per_game: dict[str, int] = {}
     for job in plan.matches:
         per_game[job.game] = per_game.get(job.game, 0) + 1
+    repeated: dict[str, int] = {}
+    for name, records in plan.instances.items():
+        repeated[name] = sum(len(plan.alike.get(record.id, ())) for record in records)
     return {"requests": len(plan.samples), "requests_stored": len(stored),
             "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()},
+            **({"seeds_repeating_an_instance": {k: n for k, n in repeated.items() if n}} if any(repeated.values()) else {}),
             **({"games": per_game, "games_stored": len(games)} if plan.matches else {})}

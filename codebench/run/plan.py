@@ -12,7 +12,7 @@ Pure: nothing here calls a model, a sandbox or the database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from itertools import permutations
 from typing import Any
@@ -85,9 +85,10 @@ class MatchJob:
 @dataclass(frozen=True)
 class Plan:
     samples: tuple[SampleJob, ...]
-    instances: dict[str, tuple[Record, ...]]  # puzzle -> every instance of the run, levels × seeds
+    instances: dict[str, tuple[Record, ...]]  # puzzle -> the run's distinct instances, levels × seeds
     base_urls: dict[str, str]  # model label -> the endpoint that answers for it
     matches: tuple[MatchJob, ...] = ()
+    alike: dict[str, tuple[str, ...]] = field(default_factory=dict)  # instance id -> the ids of later seeds that drew it too
 
     @property
     def executions(self) -> int:
@@ -107,17 +108,33 @@ def scalar_lambda(record: Record) -> float | None:
     return None
 
 
+def distinct(records: Iterable[Record]) -> tuple[tuple[Record, ...], dict[str, tuple[str, ...]]]:
+    """The records whose instances differ, in order, and for each kept id the ids of the later records that drew the
+    same instance (Hanoi's small levels are one instance whatever the seed): one instance is planned, asked and counted
+    once, however many seeds produced it."""
+    kept: dict[str, Record] = {}
+    alike: dict[str, list[str]] = {}
+    for record in records:
+        first = kept.setdefault(content_key("instance", record.puzzle, record.instance), record)
+        if first is not record:
+            alike.setdefault(first.id, []).append(record.id)
+    return tuple(kept.values()), {key: tuple(ids) for key, ids in alike.items()}
+
+
 def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:
-    """Instances per puzzle (levels × seeds, with the run's presentation parameters) and the jobs: per puzzle,
+    """Distinct instances per puzzle (levels × seeds, with the run's presentation parameters) and the jobs: per puzzle,
     question, model and sample. `base_urls`: one endpoint for every model, or one per model label.
 
     Raises:
         InputError: a prompt template is missing.
         PuzzleError: a presentation parameter's value is refused by its puzzle.
     """
-    instances = {name: tuple(puzzles.get_puzzle(name).generate(level, spec.seed + seed, params=spec.params.get(name))
-                             for level in spec.levels for seed in range(spec.instances_per_level))
-                 for name in spec.puzzles}
+    instances: dict[str, tuple[Record, ...]] = {}
+    alike: dict[str, tuple[str, ...]] = {}
+    for name in spec.puzzles:
+        instances[name], found = distinct(puzzles.get_puzzle(name).generate(level, spec.seed + seed, params=spec.params.get(name))
+                                          for level in spec.levels for seed in range(spec.instances_per_level))
+        alike.update(found)
     urls = {m.label: base_urls if isinstance(base_urls, str) else base_urls[m.label] for m in spec.model_specs}
     jobs = []
     for mode in map(get_mode, spec.modes):  # every mode on the same records
@@ -125,13 +142,13 @@ def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:
             for question in mode.questions(puzzles.get_puzzle(name), records, spec.limits):
                 for model in spec.model_specs:
                     for sample in range(spec.samples):
-                        sampling = Sampling(spec.temperature, spec.max_tokens, spec.seed * SEED_STRIDE + sample)
+                        sampling = _sampling(spec, sample)
                         key = sample_key(model.label, urls[model.label], question.prompt.text, sampling, sample,
                                          served=model.name, request=model.request)
                         jobs.append(SampleJob(key, model.label, mode.name, name, sample, question.prompt, sampling,
                                               question.instances, question.instance_id))
     strategies = _strategy_jobs(spec, urls)
-    return Plan((*jobs, *strategies), instances, urls, _matches(spec, urls, strategies))
+    return Plan((*jobs, *strategies), instances, urls, _matches(spec, urls, strategies), alike)
 
 
 def _sampling(spec: RunSpec, sample: int) -> Sampling:

@@ -14,9 +14,10 @@ import json
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..types import (
     Judgement,
     Limits,
     Outcome,
+    PlannedCell,
     Program,
     Reading,
     Sample,
@@ -146,8 +148,9 @@ class StoredPlan:
     base_urls: dict[str, str]  # model -> its endpoint (provenance)
     limits: Limits
     samples: tuple[PlannedSample, ...]
-    instances: dict[str, tuple[str, ...]]  # puzzle -> instance ids, in plan order
+    instances: dict[str, tuple[str, ...]]  # puzzle -> distinct instance ids, in plan order
     matches: tuple[PlannedMatch, ...] = ()
+    alike: dict[str, tuple[str, ...]] = field(default_factory=dict)  # instance id -> later seeds' ids that drew it too
 
     def judged_on(self, planned: PlannedSample) -> tuple[str, ...]:
         """The instances a planned sample is judged on: its own (instruction mode), else every one of its puzzle."""
@@ -238,9 +241,10 @@ class Store:
 
     # -- the plan and its provenance -------------------------------------------------------------------------
     def record_plan(self, plan: StoredPlan, records: Iterable[tuple[Record, float | None]], documents: dict[str, Any]) -> None:
-        """Store the instances (with their scalar λ), the plan (replacing an earlier one) and provenance documents."""
+        """Store the instances (with their scalar λ; an id drawn anew by a newer puzzle version replaces the old one), the
+        plan (replacing an earlier one) and provenance documents."""
         with self._transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO instances VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.executemany("INSERT OR REPLACE INTO instances VALUES (?, ?, ?, ?, ?, ?, ?)",
                            [(r.id, r.puzzle, r.level, r.seed, lam, json.dumps(r.instance), json.dumps(r.meta)) for r, lam in records])
             _write_plan(db, plan)
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -261,10 +265,30 @@ class Store:
             base_urls = run["base_urls"] if "base_urls" in run else {s.model: run["base_url"] for s in samples}
             matches = tuple(PlannedMatch(key, game, level, seed, tuple(json.loads(players))) for key, game, level, seed, players
                             in self._read("SELECT key, game, level, seed, players FROM plan_matches ORDER BY position"))
-            return StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()},
-                              matches)
+            alike = {key: tuple(ids) for key, ids in run.get("alike", {}).items()}
+            plan = StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()},
+                              matches, alike)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
+        return self._distinct(plan)
+
+    def _distinct(self, plan: StoredPlan) -> StoredPlan:
+        """The plan with each instance planned once: a run of codebench before 0.2 planned the same instance once per
+        seed that drew it (Hanoi's small levels), and its rows would count it that many times."""
+        contents = dict(self._read("SELECT id, puzzle || ':' || instance FROM instances"))
+        instances, alike = {}, {key: list(ids) for key, ids in plan.alike.items()}
+        for puzzle, ids in plan.instances.items():
+            first: dict[str, str] = {}
+            for instance_id in ids:
+                kept = first.setdefault(contents.get(instance_id, instance_id), instance_id)
+                if kept != instance_id:
+                    alike.setdefault(kept, []).append(instance_id)
+            instances[puzzle] = tuple(first.values())
+        if instances == plan.instances:
+            return plan
+        kept_ids = {instance_id for ids in instances.values() for instance_id in ids}
+        samples = tuple(s for s in plan.samples if s.instance_id is None or s.instance_id in kept_ids)
+        return replace(plan, samples=samples, instances=instances, alike={key: tuple(ids) for key, ids in alike.items()})
 
     def document(self, name: str) -> Any:
         """A document of `meta` (`spec`, `versions`, `run`) as stored, or None."""
@@ -404,6 +428,31 @@ class Store:
                                          reply.reasoning_tokens))
         return rows
 
+    def planned_cells(self) -> list[PlannedCell]:
+        """The results the plan asks of each model × mode × puzzle × level (every planned sample on each instance it is
+        judged on), in plan order: what a report compares with what is stored, to say what is missing."""
+        plan = self.plan()
+        if plan is None:
+            return []
+        levels = dict(self._read("SELECT id, level FROM instances"))
+        asked: Counter[tuple[str, str, str, int]] = Counter()
+        try:
+            for planned in plan.samples:
+                for instance_id in plan.judged_on(planned):
+                    asked[(planned.model, planned.mode, planned.puzzle, levels[instance_id])] += 1
+        except KeyError as exc:
+            raise self._damaged(f"a planned instance is missing ({exc})") from None
+        return [PlannedCell(*key, results) for key, results in asked.items()]
+
+    def unplayed_games(self) -> tuple[int, int]:
+        """(void, missing): the planned games stored void (the sandbox or the endpoint broke them; played again on a
+        resume) and those not stored at all (interrupted, or held by a budget)."""
+        plan = self.plan()
+        if plan is None or not plan.matches:
+            return 0, 0
+        void = dict(self._in("SELECT key, void FROM matches WHERE key IN ({})", [m.key for m in plan.matches]))
+        return sum(1 for m in plan.matches if void.get(m.key) == 1), sum(1 for m in plan.matches if m.key not in void)
+
     def usage(self) -> list[SampleUsage]:
         """The token counts of every stored request of the plan (a request with no count: 0), in plan order, then those
         of each stored game's model seats in instruction mode: what cost and the budgets add up. A request stands for every
@@ -426,7 +475,8 @@ class Store:
         return usages + [usage for row in self.game_rows() for usage in game_usage(row.game, row.players, row.record)]
 
     def instance_facts(self) -> list[InstanceFacts]:
-        """Every planned instance with its generator's reference metrics, in plan order: what the difficulty table reads.
+        """Every distinct planned instance with its generator's reference metrics and the other seeds that drew it, in plan
+        order: what the difficulty table and the report's count of distinct instances read.
 
         Raises:
             StoreError: an instance's meta is not JSON, or a planned instance is missing.
@@ -436,7 +486,8 @@ class Store:
             return []
         stored = {instance_id: (level, meta) for instance_id, level, meta in self._read("SELECT id, level, meta FROM instances")}
         try:
-            return [InstanceFacts(puzzle, stored[instance_id][0], instance_id, json.loads(stored[instance_id][1]))
+            return [InstanceFacts(puzzle, stored[instance_id][0], instance_id, json.loads(stored[instance_id][1]),
+                                  plan.alike.get(instance_id, ()))
                     for puzzle, ids in plan.instances.items() for instance_id in ids]
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its instances do not fit the plan ({type(exc).__name__}: {exc})") from None
@@ -596,4 +647,4 @@ def _write_plan(db: sqlite3.Connection, plan: StoredPlan) -> None:
                    [(i, puzzle, instance_id) for i, (puzzle, instance_id)
                     in enumerate((p, r) for p, ids in plan.instances.items() for r in ids)])
     db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)",
-               (json.dumps({"base_urls": plan.base_urls, "limits": asdict(plan.limits)}, sort_keys=True),))
+               (json.dumps({"base_urls": plan.base_urls, "limits": asdict(plan.limits), "alike": plan.alike}, sort_keys=True),))

@@ -56,7 +56,8 @@ def test_cells_per_level_are_holm_corrected_and_infrastructure_is_left_out() -> 
 def test_the_command_on_a_stored_run_and_its_refusals(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "compare", str(V1), "--a", "mixed:code", "--b", "wrong:code", "--format", "json")
     result = json.loads(out)
-    assert code == 0 and result["overall"]["pairs"] == 2 * 2 * 2 * 3 and result["overall"]["b_rate"] == 0.0
+    # distinct instances (Hanoi's L1 and L2: one each; water jug's: two each) × samples
+    assert code == 0 and result["overall"]["pairs"] == (2 + 4) * 3 and result["overall"]["b_rate"] == 0.0
     refused(capsys, "compare", str(V1), "--a", "mixed:code", "--b", "nobody:code", inputs=(V1,),
             contains="mixed:code and nobody:code share no instance judged on both sides")
     refused(capsys, "compare", str(V1), inputs=(V1,), contains="name the sides with --a and --b (sides found: crash:code")

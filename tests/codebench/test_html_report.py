@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from codebench.analysis.html import CLIP, render_html
-from codebench.analysis.report import build_report, summary
+from codebench.analysis.report import build_report, headline
 from codebench.model.mock_behaviors import mixed_choice, reply
 from codebench.run.spec import RunSpec
 from codebench.run.store import Store
@@ -139,7 +139,8 @@ def test_the_data_block_holds_every_sample_as_the_report_counts_it(run_dir: Path
     rows, details = read_run(run_dir)
     samples = resolved(data_block(page))
     assert [s["key"] for s in samples] == [d.sample.key for d in details]
-    assert len(samples) == 2 * 2 * (1 + 4) * 2  # models × puzzles × prompts (code: one; instruction: one per instance) × samples
+    # models × prompts (code: one per puzzle; instruction: one per distinct instance, Hanoi's L1 and L2 one each) × samples
+    assert len(samples) == 2 * (2 + 2 + 4) * 2
     judged = Counter((s["model"], s["mode"], s["puzzle"], j["level"], j["instance"], s["sample"], j["status"])
                      for s in samples for j in s["judged"])
     assert judged == Counter((r.model, r.mode, r.puzzle, r.level, r.instance_id, r.sample, r.status) for r in rows)
@@ -148,7 +149,8 @@ def test_the_data_block_holds_every_sample_as_the_report_counts_it(run_dir: Path
         assert sample["response"] == detail.sample.completion.text
         assert sample["program"] == (detail.sample.reading.program.source if detail.sample.reading.program else None)
     code = [s for s in samples if s["mode"] == "code"]
-    assert all(s["instance"] is None and len(s["judged"]) == 4 for s in code)  # every planned instance of its puzzle
+    judged_on = {"hanoi": 2, "waterjug": 4}  # every distinct planned instance of its puzzle
+    assert all(s["instance"] is None and len(s["judged"]) == judged_on[s["puzzle"]] for s in code)
     assert all(s["instance"] == j["instance"] for s in samples if s["mode"] == "instruction" for j in s["judged"])
     ran = [j for s in code if s["read_status"] is None for j in s["judged"]]
     assert ran and all(j["execution"] is not None for j in ran)
@@ -201,7 +203,7 @@ def test_a_hostile_reply_is_text_that_cannot_end_the_data_block_or_add_markup(pa
 def test_the_tables_are_the_text_reports(run_dir: Path, page: str) -> None:
     rows, _ = read_run(run_dir)
     report = build_report(rows, [1, 2], boot=50)
-    assert f'<p class="summary">{summary(report.totals)}</p>' in page
+    assert f'"summary">{headline(report)}</p>' in page or f'"summary partial">{headline(report)}</p>' in page
     assert page.count("<h3>mixed · code</h3>") == 1 and page.count("<h3>hostile · instruction</h3>") == 1
     assert page.count("<tr>") >= len(report.cells) + len(report.thresholds)
 
@@ -218,7 +220,7 @@ def test_the_command_writes_the_page_beside_the_text_report_and_the_plots(run_di
     for name in ("legal_rate_vs_lambda", "status_mix", "collapse_heatmap", "instruction_vs_code"):
         assert re.search(f'<figure id="plot-{name}" class="plot"><svg[ >]', written)
     assert "<?xml" not in written and "<!DOCTYPE svg" not in written
-    assert len(resolved(data_block(written))) == 40
+    assert len(resolved(data_block(written))) == 32
 
 
 def test_outputs_that_would_destroy_an_input_or_cannot_be_a_file(run_dir: Path, tmp_path: Path,
@@ -243,7 +245,7 @@ def test_several_runs_are_reported_together(run_dir: Path, tmp_path: Path, capsy
                                                          ("hostile", "instruction"), ("oracle", "code")}
     rows = read_run(run_dir)[0] + read_run(other)[0]
     assert json.loads(out)["totals"]["rows"] == len(rows)
-    assert Counter(s["model"] for s in resolved(data_block(html.read_text(encoding="utf-8")))) == {"mixed": 20, "hostile": 20,
+    assert Counter(s["model"] for s in resolved(data_block(html.read_text(encoding="utf-8")))) == {"mixed": 16, "hostile": 16,
                                                                                                     "oracle": 4}
 
 

@@ -162,7 +162,8 @@ def test_each_flaw_of_a_plan_lands_in_its_failure_category(tmp_path: Path, capsy
     assert sorted(found) == sorted((model, puzzle, level) for model, puzzle in FLAW_CATEGORIES for level in (1, 3))
     for (model, puzzle, _), record in found.items():
         counts = {key.removeprefix("counts."): n for key, n in record.items() if key.startswith("counts.") and n}
-        assert record["failures"] == 2 and counts == {FLAW_CATEGORIES[(model, puzzle)]: 2}, (model, puzzle, record)
+        distinct = 1 if puzzle == "hanoi" else 2  # Hanoi's L1 and L3 are one instance whatever the seed
+        assert record["failures"] == distinct and counts == {FLAW_CATEGORIES[(model, puzzle)]: distinct}, (model, puzzle, record)
 
 
 def test_trace_grades_average_how_far_failures_got() -> None:
@@ -200,23 +201,31 @@ def test_a_retried_reply_carries_the_tokens_of_every_turn_of_its_conversation() 
     assert (spent.prompt_tokens, spent.completion_tokens, spent.reasoning_tokens, spent.latency_s) == (230, 22, 10, 0.75)
 
 
-def test_alike_instances_share_one_request_per_sample_and_are_each_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hanoi L1 has one instance whatever the seed: its two planned instances show the same prompt, one request key."""
+def test_seeds_drawing_one_instance_are_one_instance_in_the_plan_the_store_and_every_statistic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hanoi L1 is one instance whatever the seed: three seeds of it are planned, asked, stored and counted once."""
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    options = ("--mode", "instruction", "--model", "oracle", "--puzzles", "hanoi", "--levels", "1", "--instances-per-level", "3",
+               "--samples", "3", "--out", str(tmp_path))
     with start_mock_server() as server:
-        code, _, err = run_cli(capsys, "run", "--mode", "instruction", "--base-url", server.url, "--model", "oracle",
-                               "--puzzles", "hanoi", "--levels", "1", "--instances-per-level", "2", "--samples", "3",
-                               "--out", str(tmp_path))
+        code, planned, _ = run_cli(capsys, "run", *options, "--base-url", server.url, "--dry-run")
+        assert code == 0 and json.loads(planned)["puzzles"] == {"hanoi": 1} and json.loads(planned)["requests"] == 3
+        code, _, err = run_cli(capsys, "run", *options, "--base-url", server.url)
         hits = server.hits
     assert code == 0, err
+    assert "0 reused from the store" in err and "3 reused" not in err  # a fresh run reused nothing
     store = Store.for_reading(tmp_path / "run.sqlite")
     try:
-        rows = store.report_rows()
-        usage = store.usage()
+        rows, usage, facts = store.report_rows(), store.usage(), store.instance_facts()
     finally:
         store.close()
-    assert hits == 3 and len(usage) == 3  # one request per sample, as the store keeps one per key
-    assert sorted((r.instance_id, r.sample, r.status) for r in rows) == sorted(
-        (instance, sample, "legal") for instance in {r.instance_id for r in rows} for sample in range(3))
-    assert len({r.instance_id for r in rows}) == 2
+    assert hits == 3 and len(usage) == 3  # one request per sample
+    assert sorted((r.instance_id, r.sample, r.status) for r in rows) == [("hanoi/L1/s0", sample, "legal") for sample in range(3)]
+    assert [(f.instance_id, f.alike) for f in facts] == [("hanoi/L1/s0", ("hanoi/L1/s1", "hanoi/L1/s2"))]
+    code, text, _ = run_cli(capsys, "report", str(tmp_path), "--format", "json")
+    report = json.loads(text)
+    (cell,) = report["cells"]
+    assert (cell["instances"], cell["samples"], cell["executions"], cell["pass_at"]["3"]) == (1, 3, 3, 1.0)
+    assert report["fewer_instances"] == [{"puzzle": "hanoi", "level": 1, "distinct": 1, "seeds": 3}]
+    code, text, _ = run_cli(capsys, "report", str(tmp_path))
+    assert "fewer distinct instances than seeds (each counted once): hanoi L1 1 of 3" in text.splitlines()

@@ -40,7 +40,7 @@ def test_every_status_comes_out_of_the_pipeline(tmp_path: Path) -> None:
         run_plan(spec(tmp_path, models=tuple(EXPECTED), samples=1), chats, sandbox)
     statuses = {(model, puzzle, status) for model, puzzle, _, _, _, status in stored_rows(tmp_path)}
     assert statuses == {(model, puzzle, str(status)) for model, status in EXPECTED.items() for puzzle in ("hanoi", "waterjug")}
-    assert len(stored_rows(tmp_path)) == len(EXPECTED) * 2 * 4  # models × puzzles × (levels × instances)
+    assert len(stored_rows(tmp_path)) == len(EXPECTED) * (2 + 4)  # models × distinct instances: Hanoi draws one per level
 
 
 def test_workers_run_several_programs_at_once(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_a_program_shared_by_samples_runs_once_per_instance(tmp_path: Path) -> N
     instances = sum(len(records) for records in plan.instances.values())
     assert simulated.total == instances
     assert len(stored_rows(tmp_path)) == 5 * instances  # every sample has its row
-    assert (tracker.executions_done, tracker.executions_cached) == (5 * instances, 4 * instances)
+    assert (tracker.executions_done, tracker.executions_cached) == (5 * instances, 0)  # shared in this run, not reused
 
 
 def test_sandbox_errors_and_api_errors_are_done_again_on_resume_and_nothing_else(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_sandbox_errors_and_api_errors_are_done_again_on_resume_and_nothing_else
 
 def test_an_interrupted_run_resumes_to_exactly_the_rows_of_an_uninterrupted_one(tmp_path: Path) -> None:
     def slow(source: str, instance: dict) -> Facts:
-        time.sleep(0.01)
+        time.sleep(0.03)
         return Simulated()(source, instance)
 
     whole, cut = tmp_path / "whole", tmp_path / "cut"
@@ -209,3 +209,58 @@ def test_a_closed_sandbox_refuses_new_batches() -> None:
     sandbox.close()
     with pytest.raises(SandboxError, match="closed"):
         sandbox.submit(Batch(Program("p", "x"), (Task("t", {}),)), lambda result: None)
+
+
+def test_seeds_that_draw_one_instance_plan_store_and_count_it_once(tmp_path: Path) -> None:
+    """Hanoi's L1-L3 are one instance whatever the seed: three seeds of them are one distinct instance in the plan, the
+    store and every statistic, and the report is exactly that of a run asking one seed (but for saying so)."""
+    three, one = spec(tmp_path / "three", models=("mixed",), puzzles=("hanoi",), levels=(1, 2, 3), instances_per_level=3,
+                      samples=4), spec(tmp_path / "one", models=("mixed",), puzzles=("hanoi",), levels=(1, 2, 3),
+                                       instances_per_level=1, samples=4)
+    plan = make_plan(three, BASE_URL)
+    assert [record.id for record in plan.instances["hanoi"]] == ["hanoi/L1/s0", "hanoi/L2/s0", "hanoi/L3/s0"]
+    assert plan.alike == {f"hanoi/L{level}/s0": (f"hanoi/L{level}/s1", f"hanoi/L{level}/s2") for level in (1, 2, 3)}
+    assert len({job.key for job in plan.samples}) == len(plan.samples) == 4  # code mode: one prompt, four samples
+    reports = []
+    for run_spec in (three, one):
+        simulated = Simulated()
+        with FakeBackend(simulated, workers=2) as sandbox:
+            _, tracker = run_plan(run_spec, {"mixed": FakeChat("mixed")}, sandbox)
+        assert tracker.samples_cached == tracker.executions_cached == 0  # a fresh run reuses nothing
+        store = Store.for_reading(run_spec.out / "run.sqlite")
+        assert [fact.instance_id for fact in store.instance_facts()] == ["hanoi/L1/s0", "hanoi/L2/s0", "hanoi/L3/s0"]
+        reports.append(build_report(store.report_rows(), [1, 2, 4], boot=200, facts=store.instance_facts()))
+        store.close()
+        assert max(simulated.runs.values()) == 1  # each distinct program ran once on each distinct instance
+    counted, alone = reports
+    assert counted.cells == alone.cells and counted.thresholds == alone.thresholds
+    assert [(f.level, f.distinct, f.seeds) for f in counted.fewer_instances] == [(1, 1, 3), (2, 1, 3), (3, 1, 3)]
+    assert alone.fewer_instances == ()
+    for cell in counted.cells:  # one instance, four samples: pass@k by hand from its legal count c
+        n, c = 4, cell.status_counts.get("legal", 0)
+        assert (cell.instances, cell.executions) == (1, 4)
+        assert cell.pass_at[2] == pytest.approx(1 - math.comb(n - c, 2) / math.comb(n, 2))
+        assert cell.pass_at[4] == (1.0 if c else 0.0) and cell.oracle_best_of_n == (1.0 if c else 0.0)
+
+
+def test_a_plan_stored_with_alike_instances_is_read_with_each_once(tmp_path: Path) -> None:
+    """Runs of codebench 0.1 planned one instance once per seed that drew it: reading them folds the repeats away."""
+    run_spec = spec(tmp_path, models=("oracle",), puzzles=("hanoi",), levels=(1,), instances_per_level=1, samples=2,
+                    mode="both")
+    with FakeBackend(Simulated(), workers=2) as sandbox:
+        run_plan(run_spec, {"oracle": FakeChat("oracle")}, sandbox)
+    store = Store(tmp_path / "run.sqlite")
+    stored = store.plan()
+    assert stored is not None
+    twice = make_plan(replace(run_spec, instances_per_level=2), BASE_URL).instances["hanoi"][0]
+    old = replace(stored, instances={"hanoi": ("hanoi/L1/s0", "hanoi/L1/s1")}, alike={},
+                  samples=stored.samples + tuple(replace(s, instance_id="hanoi/L1/s1") for s in stored.samples if s.instance_id))
+    store.record_plan(old, [(replace(twice, id="hanoi/L1/s1", seed=1), 3.0)], {})
+    store.close()
+    reader = Store.for_reading(tmp_path / "run.sqlite")
+    folded = reader.plan()
+    assert folded is not None and folded.instances == {"hanoi": ("hanoi/L1/s0",)}
+    assert folded.alike == {"hanoi/L1/s0": ("hanoi/L1/s1",)} and folded.samples == stored.samples
+    assert len(reader.report_rows()) == 4 and {row.instance_id for row in reader.report_rows()} == {"hanoi/L1/s0"}
+    assert [(f.instance_id, f.alike) for f in reader.instance_facts()] == [("hanoi/L1/s0", ("hanoi/L1/s1",))]
+    reader.close()

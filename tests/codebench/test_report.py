@@ -29,14 +29,15 @@ ROWS = [
 ]
 
 GOLDEN_TABLE = """\
-codebench report: 8 executions, legal rate 0.500; infrastructure failures, not counted: sandbox_error:1 api_error:2
+codebench report: PARTIAL: 3 results unresolved (sandbox_error:1 api_error:2). To finish: run the same `codebench run` command again (same --out) to retry what is missing; finished work is kept
+8 executions, legal rate 0.500 [0.364–0.500]; infrastructure failures, not counted: sandbox_error:1 api_error:2; in brackets: the legal rate with the unresolved results counted as failures
 
 m · code
-puzzle  level  λ  inst  n  exec  legal  pass@1  pass@2  any-legal  best-sample  failures                          infra
-hanoi       1  3     2  2     4  0.750   0.750   1.000      1.000        1.000  rule_violation:1                  -
-hanoi       2  4     2  2     3  0.333   0.500       -      0.500        0.500  rule_violation:1 runtime_error:1  sandbox_error:1
-sat         1  1     1  1     1  0.000   0.000       -      0.000        0.000  timeout:1                         api_error:1
-sat         2  -     0  0     0      -       -       -          -            -  -                                 api_error:1
+puzzle  level  λ  inst  n  exec                legal  pass@1  pass@2  any-legal  best-sample  failures                          not counted
+hanoi       1  3     2  2     4                0.750   0.750   1.000      1.000        1.000  rule_violation:1                  -
+hanoi       2  4     2  2     3  0.333 [0.250–0.333]   0.500       -      0.500        0.500  rule_violation:1 runtime_error:1  sandbox_error:1
+sat         1  1     1  1     1  0.000 [0.000–0.000]   0.000       -      0.000        0.000  timeout:1                         api_error:1
+sat         2  -     0  0     0                    -       -       -          -            -  -                                 api_error:1
 
 collapse: λ* (steepest decline per unit λ, 95% bootstrap interval over instances), the breakpoint λ of a two-segment fit with its slopes, the highest level passed at a rate of at least 0.8, and the legal rate of the regimes L1-2, L3-4, L5+
 model  mode  puzzle          λ*    interval  breakpoint  slope before  slope after  reliable ≥0.8   L1-2  L3-4  L5+
@@ -104,10 +105,12 @@ def test_table_shows_every_cells_legal_rate() -> None:
 def test_markdown_has_github_tables(report: Report) -> None:
     lines = render_report(report, "md").splitlines()
     header = ("| model | mode | puzzle | level | λ | inst | n | exec | legal | pass@1 | pass@2 | any-legal | best-sample"
-              " | failures | infra |")
+              " | failures | not counted |")
+    assert lines[0] == "# codebench report (PARTIAL)"
+    assert lines[2].startswith("codebench report: PARTIAL: 3 results unresolved (sandbox_error:1 api_error:2). To finish: ")
     at = lines.index(header)
     assert lines[at + 1] == "|" + "---|" * 15
-    assert lines[at + 3] == ("| m | code | hanoi | 2 | 4 | 2 | 2 | 3 | 0.333 | 0.500 | - | 0.500 | 0.500"
+    assert lines[at + 3] == ("| m | code | hanoi | 2 | 4 | 2 | 2 | 3 | 0.333 [0.250–0.333] | 0.500 | - | 0.500 | 0.500"
                              " | rule_violation:1 runtime_error:1 | sandbox_error:1 |")
     assert "| m | code | hanoi | 3.5 | [3.5, 3.5] | - | - | - | - | 0.571 | - | - |" in lines
     assert "| m | code | sat | no decline | - | - | - | - | - | 0.000 | - | - |" in lines
@@ -121,16 +124,18 @@ def test_markdown_escapes_pipes_in_names() -> None:
 def test_csv_parses_back_with_one_row_per_cell(report: Report) -> None:
     rows = list(csv.DictReader(io.StringIO(render_report(report, "csv").split("\n\n")[0])))  # the cells: the first table
     assert list(rows[0]) == ["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions",
-                             "legal_rate", "pass@1", "pass@2", "oracle_best_of_n", "best_sample_mean", "legal", "rule_violation",
-                             "runtime_error", "syntax_error", "timeout", "no_code", "no_answer", "sandbox_error", "api_error",
-                             "lambda_star", "lambda_low", "lambda_high"]
+                             "legal_rate", "legal_rate_low", "pass@1", "pass@2", "oracle_best_of_n", "best_sample_mean", "legal",
+                             "rule_violation", "runtime_error", "syntax_error", "timeout", "no_code", "no_answer", "sandbox_error",
+                             "api_error", "missing", "partial", "lambda_star", "lambda_low", "lambda_high"]
     assert len(rows) == len(report.cells) == 4
     hanoi2 = rows[1]
     assert (hanoi2["puzzle"], hanoi2["level"], hanoi2["executions"]) == ("hanoi", "2", "3")
-    assert float(hanoi2["legal_rate"]) == 1 / 3  # full precision
-    assert (hanoi2["pass@2"], hanoi2["sandbox_error"], hanoi2["lambda_star"]) == ("", "1", "3.5")
+    assert float(hanoi2["legal_rate"]) == 1 / 3 and float(hanoi2["legal_rate_low"]) == 1 / 4  # full precision
+    assert (hanoi2["pass@2"], hanoi2["sandbox_error"], hanoi2["lambda_star"], hanoi2["partial"]) == ("", "1", "3.5", "1")
+    assert rows[0]["partial"] == "0"
     empty = rows[3]
-    assert (empty["legal_rate"], empty["api_error"], empty["instances"], empty["lambda_star"]) == ("", "1", "0", "")
+    assert (empty["legal_rate"], empty["legal_rate_low"], empty["api_error"], empty["instances"], empty["lambda_star"]) == \
+        ("", "0.0", "1", "0", "")
 
 
 def test_csv_gets_a_column_for_a_status_it_does_not_know() -> None:
@@ -148,15 +153,16 @@ def test_json_round_trips_with_everything(report: Report) -> None:
     assert data["cells"][1] == {
         "model": "m", "mode": "code", "puzzle": "hanoi", "level": 2, "instances": 2, "samples": 2, "executions": 3,
         "legal_rate": 1 / 3, "status_counts": {"legal": 1, "rule_violation": 1, "runtime_error": 1},
-        "infra_counts": {"sandbox_error": 1}, "pass_at": {"1": 0.5}, "oracle_best_of_n": 0.5, "best_sample_mean": 0.5,
-        "mean_complexity": 4.0}
+        "infra_counts": {"sandbox_error": 1}, "legal_low": 0.25, "missing": 0, "pass_at": {"1": 0.5}, "oracle_best_of_n": 0.5,
+        "best_sample_mean": 0.5, "mean_complexity": 4.0, "partial": True}
+    assert list(data)[0] == "partial" and data["partial"] is True
     assert data["cells"][3]["legal_rate"] is None and data["cells"][3]["infra_counts"] == {"api_error": 1}
     assert data["thresholds"] == [
         {"model": "m", "mode": "code", "puzzle": "hanoi", "lambda_star": 3.5, "low": 3.5, "high": 3.5},
         {"model": "m", "mode": "code", "puzzle": "sat", "lambda_star": None, "low": None, "high": None}]
     assert data["totals"] == {"rows": 11, "executions": 8, "legal_rate": 0.5,
                               "status_counts": {"legal": 4, "rule_violation": 2, "runtime_error": 1, "timeout": 1},
-                              "infra_counts": {"sandbox_error": 1, "api_error": 2}}
+                              "infra_counts": {"sandbox_error": 1, "api_error": 2}, "legal_low": 4 / 11}
     assert "NaN" not in text
 
 

@@ -96,11 +96,12 @@ def test_auth_and_unknown_model_end_the_run_with_exit_3(tmp_path: Path, capsys: 
 
 def test_malformed_and_empty_responses_never_crash_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with start_mock_server() as server:
-        code, _, _ = run_cli(capsys, "run", "--base-url", server.url, "--model", "malformed,empty,not_json", "--puzzles", "hanoi",
-                             *SMALL, "--out", str(tmp_path))
-    assert code == 0
+        code, _, err = run_cli(capsys, "run", "--base-url", server.url, "--model", "malformed,empty,not_json", "--puzzles", "hanoi",
+                               *SMALL, "--out", str(tmp_path))
+    assert code == 5 and "the run is partial" in err and "run the same `codebench run` command again" in err
     assert {status for *_, status in rows(tmp_path)} == {"api_error"}
     report = report_json(capsys, tmp_path)
+    assert report["partial"] is True
     assert all(cell["executions"] == 0 and cell["infra_counts"] == {"api_error": 1} for cell in report["cells"])
 
 
@@ -133,7 +134,8 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
         run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = rows(tmp_path / "whole"), rows(tmp_path / "resumed")
     assert 0 < len(partial) < len(whole)  # it really was interrupted
-    assert resumed == whole and len(whole) == 3 * 3 * 2 * 3 * (2 if mode == "both" else 1)
+    # distinct instances (Hanoi's L1-L3: one each; water jug's and river's: two each) × samples × modes
+    assert resumed == whole and len(whole) == (3 + 6 + 6) * 3 * (2 if mode == "both" else 1)
     assert max(Counter(whole).values()) == 1  # no duplicates
 
 
@@ -152,7 +154,7 @@ def test_both_modes_run_on_exactly_the_same_instances(tmp_path: Path, capsys: py
     finally:
         store.close()
     assert sorted(by_mode) == ["code", "instruction"] and by_mode["code"] == by_mode["instruction"]
-    assert len(by_mode["code"]) == 2 * 2 * 2
+    assert len(by_mode["code"]) == 2 + 2 * 2  # distinct instances: Hanoi's L1 and L2 one each, Sudoku's two each
 
 
 @pytest.mark.parametrize(("sent", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])

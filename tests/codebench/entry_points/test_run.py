@@ -18,7 +18,9 @@ def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, capsys: pytes
                            "--levels", "1-3", "--instances-per-level", "2", "--samples", "4", "--out", str(tmp_path), "--dry-run")
     plan = json.loads(out)
     assert code == 0 and plan["requests"] == 2 * 2 * 4 and plan["requests_stored"] == 0
-    assert plan["executions_at_most"] == 2 * 2 * 4 * 3 * 2 and plan["puzzles"] == {"hanoi": 6, "sat": 6}
+    # models × samples × distinct instances: Hanoi's L1-L3 draw one instance each whatever the seed
+    assert plan["executions_at_most"] == 2 * 4 * (3 + 6) and plan["puzzles"] == {"hanoi": 3, "sat": 6}
+    assert plan["seeds_repeating_an_instance"] == {"hanoi": 3}
     assert list(tmp_path.iterdir()) == []  # a dry run writes nothing, not even an empty database
 
 
