@@ -22,6 +22,7 @@ COMMANDS = [
 ]
 OPTIONS = ["--level", "--seed", "--count", "--param", "-o", "--answers", "--json", "--format", "--levels", "--samples",
            "--puzzles", "--model", "--cpu", "--seed", "--instances-per-level", "--mode", "--preset", "--out", "--colors",
+           "--idle-timeout", "--request-timeout", "--max-retries",
            "--no-such-option", "-x"]
 
 

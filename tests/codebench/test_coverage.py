@@ -16,7 +16,10 @@ from codebench.analysis.html import render_html
 from codebench.analysis.metrics import cell_metrics
 from codebench.analysis.plots import figure_svgs
 from codebench.analysis.report import RERUN, RunScope, build_report, fewer_instances, render_report
+from codebench.model.mock_server import THINKER, start_mock_server
 from codebench.types import ExecutionRow, InstanceFacts, PlannedCell
+
+from .cli import run_cli
 
 
 def row(model: str, level: int, instance: str, sample: int, status: str, mode: str = "code") -> ExecutionRow:
@@ -123,3 +126,38 @@ def test_levels_with_fewer_distinct_instances_than_seeds_are_named(tmp_path: Pat
     report = build_report([], [1], boot=0, facts=facts)
     assert ("fewer distinct instances than seeds (each counted once): checkers L2 1 of 2, hanoi L1 1 of 3"
             in render_report(report, "table").splitlines())
+
+
+def test_a_run_whose_hardest_level_times_out_is_partial_until_a_rerun_resolves_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow reasoning model: the thinker thinks 0.3 s per 1000 prompt characters, so SAT's L4-L6 prompts (about 10.7k,
+    15.7k and 25.3k characters) take about 3.2 s, 4.7 s and 7.6 s. A 6 s deadline leaves L6 unresolved: the run exits 5
+    and every format says PARTIAL and shows the bound; the same command without the deadline resolves it and both go."""
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # instruction mode runs no program
+    out = tmp_path / "run"
+    options = ("run", "--mode", "instruction", "--model", THINKER, "--puzzles", "sat", "--levels", "4-6",
+               "--instances-per-level", "1", "--samples", "2", "--max-retries", "0", "--out", str(out))
+    with start_mock_server(think_s=0.0, think_per_kchar_s=0.3, chunk_interval_s=0.1) as server:
+        code, _, err = run_cli(capsys, *options, "--base-url", server.url, "--request-timeout", "6")
+        said = " ".join(err.split())
+        assert code == 5, err
+        assert f"the run is partial: {out}: 2 results unresolved (api_error:2) in 1 cell ({THINKER} · instruction: sat L6)" in said
+        formats = {fmt: run_cli(capsys, "report", str(out), "--format", fmt)[1] for fmt in ("table", "md", "csv", "json")}
+        assert formats["table"].startswith(f"codebench report: PARTIAL: {out}: 2 results unresolved")
+        assert "4 executions, legal rate 1.000 [0.667–1.000]" in formats["table"]
+        assert formats["md"].startswith("# codebench report (PARTIAL)\n") and "legal rate 1.000 [0.667–1.000]" in formats["md"]
+        cells = list(csv.DictReader(io.StringIO(formats["csv"].split("\n\n")[0])))
+        assert [(c["level"], c["legal_rate"], c["legal_rate_low"], c["api_error"], c["partial"]) for c in cells] == [
+            ("4", "1.0", "1.0", "0", "0"), ("5", "1.0", "1.0", "0", "0"), ("6", "", "0.0", "2", "1")]
+        data = json.loads(formats["json"])
+        assert data["partial"] is True and data["totals"]["legal_low"] == pytest.approx(4 / 6)
+        assert data["cells"][2]["infra_counts"] == {"api_error": 2} and data["cells"][2]["partial"] is True
+
+        code, _, err = run_cli(capsys, *options, "--base-url", server.url, "--request-timeout", "0")  # no deadline
+        assert code == 0, err
+    table = run_cli(capsys, "report", str(out))[1]
+    assert table.startswith("codebench report: 6 executions, legal rate 1.000\n") and "PARTIAL" not in table and "[" not in table
+    data = json.loads(run_cli(capsys, "report", str(out), "--format", "json")[1])
+    assert data["partial"] is False and [c["partial"] for c in data["cells"]] == [False] * 3
+    assert all(c["partial"] == "0" for c in csv.DictReader(io.StringIO(
+        run_cli(capsys, "report", str(out), "--format", "csv")[1].split("\n\n")[0])))
