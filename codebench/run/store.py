@@ -273,7 +273,7 @@ class Store:
         return self._distinct(plan)
 
     def _distinct(self, plan: StoredPlan) -> StoredPlan:
-        """The plan with each instance planned once: a run of codebench before 0.2 planned the same instance once per
+        """The plan with each instance planned once: an earlier codebench planned the same instance once per
         seed that drew it (Hanoi's small levels), and its rows would count it that many times."""
         contents = dict(self._read("SELECT id, puzzle || ':' || instance FROM instances"))
         instances, alike = {}, {key: list(ids) for key, ids in plan.alike.items()}

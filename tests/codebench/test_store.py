@@ -67,7 +67,7 @@ def test_a_version_1_run_reports_as_codebench_0_1_did_and_is_not_touched(capsys:
 def same_as_0_1(out: str, fmt: str, folder: Path) -> bool:
     """The report says what 0.1 said: the same totals, cells and λ* (JSON), the same cell table (CSV's first table; the
     table's and markdown's text up to the collapse, which later versions show beside more analyses). The files hold 0.1's
-    report as 0.2 renders it, with each distinct instance counted once (0.1 counted Hanoi's one L1 and one L2 instance
+    report as codebench renders it now, with each distinct instance counted once (0.1 counted Hanoi's one L1 and one L2 instance
     once per seed), the bounds the API errors put on the rates, and the PARTIAL mark they call for, which names the run's
     folder as given on the command line (`folder`; the files name it tests/codebench/data/v1_run)."""
     old = (V1 / f"report.{fmt}").read_text(encoding="utf-8")
