@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench.analysis.report import build_report
+from codebench.analysis.report import Report, RunScope, build_report
 from codebench.errors import SandboxError
 from codebench.run.pipeline import Tracker, execute_plan, record_plan
 from codebench.run.plan import make_plan
@@ -128,10 +128,21 @@ def test_an_interrupted_run_resumes_to_exactly_the_rows_of_an_uninterrupted_one(
     asyncio.run(interrupted())
     store.close()
     partial = stored_rows(cut)
+    assert scoped_report(cut).partial and scoped_report(cut).coverage[0].missing == len(stored_rows(whole)) - len(partial)
     with FakeBackend(slow, workers=2) as sandbox:
         run_plan(run_spec, {"mixed": FakeChat("mixed")}, sandbox)
     assert len(partial) < len(stored_rows(whole))
     assert stored_rows(cut) == stored_rows(whole)
+    assert not scoped_report(cut).partial
+
+
+def scoped_report(out: Path) -> Report:
+    """The report of a stored run as `codebench report` builds it: with what its plan asked for."""
+    store = Store.for_reading(out / "run.sqlite")
+    try:
+        return build_report(store.report_rows(), [1], boot=0, scopes=[RunScope(str(out), tuple(store.planned_cells()))])
+    finally:
+        store.close()
 
 
 def test_pass_at_k_of_the_report_is_the_unbiased_estimate(tmp_path: Path) -> None:
