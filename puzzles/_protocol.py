@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import math
 import random
 import re
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
@@ -272,7 +273,28 @@ class Record:
 
 
 P = TypeVar("P")
+T = TypeVar("T")
 Band = tuple[int, int]  # an inclusive integer range a level draws a parameter from
+
+
+def first_reaching(candidates: Iterable[tuple[float, T]], target: float, tries: int) -> tuple[int, float, T]:
+    """(candidates weighed, hardness, candidate): the first of at most `tries` (hardness, candidate) pairs to reach
+    `target`, else the hardest of them (the earliest of equals).
+
+    A level leaves its generator free to choose among instances (which words, which graph); choosing by a reference
+    metric, from the instance's own RNG, makes every level harder than the one below, and the bound keeps it quick.
+    """
+    best: tuple[float, T] | None = None
+    weighed = 0
+    for hardness, candidate in itertools.islice(candidates, tries):
+        weighed += 1
+        if best is None or hardness > best[0]:
+            best = (hardness, candidate)
+        if hardness >= target:
+            break
+    if best is None:
+        raise ValueError("no candidate to choose from")
+    return weighed, best[0], best[1]
 
 
 def check_param(ok: bool, name: str, value: object, expected: str) -> None:
@@ -341,6 +363,9 @@ class Puzzle(ABC, Generic[P]):
     instance_schema: ClassVar[dict[str, JSON]]
     answer_schema: ClassVar[dict[str, JSON]]
     presentation_params: ClassVar[frozenset[str]] = frozenset()  # shape what is shown, not what is drawn
+    # Levels the first seed's own parameters make easier than the level below on a reference metric, and why: the
+    # generators choose instances so every other step rises, and a difficulty report names these as the seed's doing.
+    easier_levels: ClassVar[Mapping[int, str]] = {}
 
     def generate(self, level: int | None = None, seed: int = 0, *, params: Mapping[str, object] | None = None) -> Record:
         """Make the instance for (level or params, seed): same inputs, same bytes, in any process.

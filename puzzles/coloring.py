@@ -2,24 +2,29 @@
 
 λ = (n, m, k); 3-colouring is hardest near average degree ≈ 4.7 (SATLIB's "flat" graphs use m ≈ 2.4n).
 Graphs hide a balanced k-colouring, provably need all k colours (χ = k) and have no isolated node.
+Of up to TRIES such graphs a level keeps the first whose reference search (`search_nodes`, the SAT
+solver's decisions) reaches the level's `search_target`, else the hardest: the same n and m, but a
+colouring that needs search from level 2 on and more of it at every level (level 1's six nodes never
+did in 20,000 draws: CaDiCaL's greedy first passes colour them without a decision).
 Answer: {"coloring": {"0": 1, "1": 3, …}}, keys the decimal node numbers, colours 1..k.
 
-Bounds: generate draws 2..MAX_NODES = 300 nodes. solve takes any graph (DIMACS imports included)
-with 1..MAX_SOLVE_NODES = 10,000 nodes, edges [u, v] between two different nodes 0..n−1, and
-num_colors ≥ 1, as long as its one-hot CNF (n·k + n·k(k−1)/2 + m·k clauses) stays within
-MAX_SOLVE_CLAUSES = 5,000,000; the SAT search gives up, with an error, after SOLVE_CONFLICTS =
-1,000,000 conflicts (deterministic; generated instances need a few thousand at most).
+Bounds: generate draws 2..MAX_NODES = 300 nodes and takes a search_target ≤ MAX_SEARCH_TARGET.
+solve takes any graph (DIMACS imports included) with 1..MAX_SOLVE_NODES = 10,000 nodes, edges
+[u, v] between two different nodes 0..n−1, and num_colors ≥ 1, as long as its one-hot CNF (n·k +
+n·k(k−1)/2 + m·k clauses) stays within MAX_SOLVE_CLAUSES = 5,000,000; the SAT search gives up, with
+an error, after SOLVE_CONFLICTS = 1,000,000 conflicts (deterministic; generated instances need a few thousand at most).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
 from ._errors import ConfigError, InstanceFormatError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, index_key, is_int, listing, open_answer
 from ._sat import decisions, solve_within
 
 MAX_NODES = 300  # nodes generate draws
@@ -27,7 +32,9 @@ MAX_SOLVE_NODES = 10_000  # nodes solve (and the DIMACS reader) accepts
 MAX_SOLVE_CLAUSES = 5_000_000  # clauses of the one-hot encoding solve is willing to build
 SOLVE_CONFLICTS = 1_000_000  # conflicts the reference solver may spend before refusing (deterministic budget)
 FLAT_RATIO = 2.4  # edges per node of SATLIB's flat 3-colourable graphs (flat75-180, flat100-239)
-MAX_ATTEMPTS = 100  # graph draws before giving up on one that needs all k colours
+MAX_ATTEMPTS = 100  # graph draws in a row that need fewer than k colours before giving up
+TRIES = 5_000  # graphs weighed against search_target (level 2's ten nodes need search in ~1 of 700)
+MAX_SEARCH_TARGET = 1_000_000  # search_target generate accepts
 SOLVER = "cadical195"
 
 
@@ -39,11 +46,13 @@ def _max_cross_edges(n: int, k: int) -> int:
 
 @dataclass(frozen=True)
 class ColoringParams:
-    """num_nodes nodes, num_edges edges (None means round(2.4 · num_nodes)) and num_colors colours."""
+    """num_nodes nodes, num_edges edges (None means round(2.4 · num_nodes)) and num_colors colours; the first of
+    TRIES graphs whose search_nodes reaches search_target is kept, else the hardest."""
 
     num_nodes: int = 20
     num_edges: int | None = 40
     num_colors: int = 3
+    search_target: int = 0
 
     def __post_init__(self) -> None:
         check_param(2 <= self.num_nodes <= MAX_NODES, "num_nodes", self.num_nodes, f"2..{MAX_NODES}")
@@ -51,6 +60,7 @@ class ColoringParams:
         least, most = (self.num_nodes + 1) // 2, _max_cross_edges(self.num_nodes, self.num_colors)
         expected = f"{least}..{most}, or null for {FLAT_RATIO}·num_nodes"
         check_param(least <= self.edge_count <= most, "num_edges", self.num_edges, expected)
+        check_param(0 <= self.search_target <= MAX_SEARCH_TARGET, "search_target", self.search_target, f"0..{MAX_SEARCH_TARGET}")
 
     @property
     def edge_count(self) -> int:
@@ -102,16 +112,16 @@ def colour_search(n: int, edges: list[list[int]], k: int, budget: int | None = N
 
 class GraphColoring(Puzzle[ColoringParams]):
     name = "coloring"
-    version = 1
+    version = 2
     title = "Graph colouring"
     params_type = ColoringParams
     levels = {
         1: {"num_nodes": 6, "num_edges": (6, 8), "num_colors": 3},
-        2: {"num_nodes": 10, "num_edges": 15, "num_colors": 3},
-        3: {"num_nodes": 20, "num_edges": 40, "num_colors": 3},
-        4: {"num_nodes": 30, "num_edges": 60, "num_colors": 3},
-        5: {"num_nodes": 50, "num_edges": 115, "num_colors": 3},
-        6: {"num_nodes": (75, 100), "num_edges": None, "num_colors": 3},
+        2: {"num_nodes": 10, "num_edges": 15, "num_colors": 3, "search_target": 1},
+        3: {"num_nodes": 20, "num_edges": 40, "num_colors": 3, "search_target": 8},
+        4: {"num_nodes": 30, "num_edges": 60, "num_colors": 3, "search_target": 13},
+        5: {"num_nodes": 50, "num_edges": 115, "num_colors": 3, "search_target": 20},
+        6: {"num_nodes": (75, 100), "num_edges": None, "num_colors": 3, "search_target": 35},
     }
     instance_schema = {
         "type": "object",
@@ -141,21 +151,13 @@ class GraphColoring(Puzzle[ColoringParams]):
 
     def build(self, params: ColoringParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
         n, m, k = params.num_nodes, params.edge_count, params.num_colors
-        for attempt in range(1, MAX_ATTEMPTS + 1):  # noqa: B007 (recorded in meta)
-            edges = _planted_graph(n, m, k, rng)
-            touched = {node for edge in edges for node in edge}
-            if len(touched) == n and find_coloring(n, edges, k - 1) is None:
-                break
-        else:
-            raise ConfigError(
-                f"coloring: no {n}-node {m}-edge graph drawn in {MAX_ATTEMPTS} attempts needs all {k} colours "
-                "with every node on an edge; add edges"
-            )
+        weighed = ((colour_search(n, edges, k, SOLVE_CONFLICTS)[1], edges) for edges in _needing_all_colours(n, m, k, rng))
+        tries, search_nodes, edges = first_reaching(weighed, params.search_target, TRIES)
         meta = {
             "complexity": complexity({"num_nodes": n, "edges": edges, "num_colors": k}),
             "chromatic_number": k,
-            "search_nodes": colour_search(n, edges, k, SOLVE_CONFLICTS)[1],  # the reference solver's search for the answer
-            "attempts": attempt,
+            "search_nodes": int(search_nodes),  # the reference solver's search for the answer
+            "tries": tries,
         }
         return {"num_nodes": n, "edges": edges, "num_colors": k}, meta
 
@@ -209,6 +211,21 @@ class GraphColoring(Puzzle[ColoringParams]):
         lines = [f"{n} nodes, {len(edges)} edges, colours 1..{k}; adjacent nodes need different colours:"]
         lines += [f"{v:>{width}}: {' '.join(map(str, sorted(near))) or '-'}" for v, near in enumerate(neighbours)]
         return "\n".join(lines)
+
+
+def _needing_all_colours(n: int, m: int, k: int, rng: random.Random) -> Iterator[list[list[int]]]:
+    """Planted graphs with no isolated node that need all k colours; ConfigError after MAX_ATTEMPTS draws in a row without one."""
+    while True:
+        for _ in range(MAX_ATTEMPTS):
+            edges = _planted_graph(n, m, k, rng)
+            if len({node for edge in edges for node in edge}) == n and find_coloring(n, edges, k - 1) is None:
+                yield edges
+                break
+        else:
+            raise ConfigError(
+                f"coloring: no {n}-node {m}-edge graph drawn in {MAX_ATTEMPTS} attempts needs all {k} colours "
+                "with every node on an edge; add edges"
+            )
 
 
 def _planted_graph(n: int, m: int, k: int, rng: random.Random) -> list[list[int]]:

@@ -2,13 +2,17 @@
 
 Distinct letters take distinct digits 0–9 and a word of two or more letters does not start with 0
 (one-letter words may be 0). λ = (letters, longest word, κ = longest run of columns passing a carry,
-taken from the planted solution). Answer: {"mapping": {"S": 9, "E": 5, …}}.
+taken from the planted solution). `search_nodes` is the branches CP-SAT takes to find a solution and
+settle whether a second exists; of up to TRIES puzzles that pass a level's filters it keeps the first
+whose search reaches the level's `search_target`, else the hardest, so the search rises at every level.
+Answer: {"mapping": {"S": 9, "E": 5, …}}.
 
-Bounds: generate takes 2..MAX_ADDENDS = 20 addends of at most MAX_LENGTH = 10 letters. solve takes
-1..MAX_SOLVE_ADDENDS = 100 addends and a result, each a word of 1..MAX_SOLVE_WORD = 15 uppercase
-letters A–Z (so CP-SAT's coefficients, up to 101 · 10^15, stay well inside 64 bits), with at most
-MAX_LETTERS = 10 distinct letters (more cannot take distinct digits). With ≤ 10 letters of domain
-0–9 the search space is at most 10! assignments, so CP-SAT ends quickly either way.
+Bounds: generate takes 2..MAX_ADDENDS = 20 addends of at most MAX_LENGTH = 10 letters and a
+search_target ≤ MAX_SEARCH_TARGET. solve takes 1..MAX_SOLVE_ADDENDS = 100 addends and a result, each
+a word of 1..MAX_SOLVE_WORD = 15 uppercase letters A–Z (so CP-SAT's coefficients, up to 101 · 10^15,
+stay well inside 64 bits), with at most MAX_LETTERS = 10 distinct letters (more cannot take distinct
+digits). With ≤ 10 letters of domain 0–9 the search space is at most 10! assignments, so CP-SAT
+ends quickly either way.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from __future__ import annotations
 import random
 import re
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._errors import ConfigError, InstanceFormatError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer
+from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, is_int, open_answer
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -31,13 +36,17 @@ MAX_LETTERS = 10  # distinct letters: one per digit
 MAX_SOLVE_ADDENDS = 100  # addends solve accepts
 MAX_SOLVE_WORD = 15  # letters per word (addend or result) solve accepts
 WORD = re.compile(r"[A-Z]+")
-MAX_DRAWS = 1000  # numbers drawn before a level's filters (letter band, uniqueness) give up
+MAX_DRAWS = 1000  # numbers drawn in a row that fail a level's filters (letter band, uniqueness) before giving up
+TRIES = 50  # puzzles passing the filters weighed against search_target
+MAX_SEARCH_TARGET = 1_000_000  # search_target generate accepts
 COUNT_CAP = 10_000  # solutions counted before stopping; meta flags a capped count
+Drawn = tuple[list[str], str, dict[str, int], int]  # addends, result, the planted digits, the solution count
 
 
 @dataclass(frozen=True)
 class CryptarithmParams:
-    """`addends` words of `min_len`..`max_len` letters; the puzzle uses `min_letters`..`max_letters` letters."""
+    """`addends` words of `min_len`..`max_len` letters; the puzzle uses `min_letters`..`max_letters` letters; the
+    first of TRIES such puzzles whose search_nodes reaches search_target is kept, else the hardest."""
 
     addends: int = 2
     min_len: int = 3
@@ -45,6 +54,7 @@ class CryptarithmParams:
     min_letters: int = 2
     max_letters: int = 10
     unique: bool = False
+    search_target: int = 0
 
     def __post_init__(self) -> None:
         check_param(2 <= self.addends <= MAX_ADDENDS, "addends", self.addends, f"2..{MAX_ADDENDS}")
@@ -54,6 +64,7 @@ class CryptarithmParams:
         check_param(self.min_letters <= self.max_letters <= 10, "max_letters", self.max_letters, f"{self.min_letters}..10")
         slots = (self.addends + 1) * self.max_len + len(str(self.addends))
         check_param(self.min_letters <= slots, "min_letters", self.min_letters, f"at most {slots} for these word lengths")
+        check_param(0 <= self.search_target <= MAX_SEARCH_TARGET, "search_target", self.search_target, f"0..{MAX_SEARCH_TARGET}")
 
 
 def _letters(words: list[str]) -> list[str]:
@@ -76,11 +87,13 @@ def _constrain(model: cp_model.CpModel, addends: list[str], result: str) -> dict
 
 
 def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, dict[str, int] | None, int]:
-    """(min(number of valid mappings, cap), the first mapping found or None, the branches the search took).
+    """(min(number of valid mappings, cap), the first mapping found or None, the branches the search took to find a
+    solution and settle whether a second exists: at its second solution, or at its end).
 
     One worker and no time limit, so runs repeat exactly; the capped count is a fact about the
     puzzle whatever order the solutions come in. Enumeration mode (presolve keeps every solution)
-    also finds a first solution faster than a plain solve on the top levels.
+    also finds a first solution faster than a plain solve on the top levels. The branches stop at a
+    second solution on every level, so a many-solution puzzle's count does not inflate its search.
     """
     from ortools.sat.python import cp_model  # deferred: it pulls in numpy and pandas (~0.5 s), so `import puzzles` stays cheap
 
@@ -93,11 +106,14 @@ def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, 
             self.cap = cap
             self.count = 0
             self.first: dict[str, int] | None = None
+            self.branches_at_second: int | None = None
 
         def on_solution_callback(self) -> None:
             if self.first is None:
                 self.first = {letter: self.value(var) for letter, var in self.digit.items()}
             self.count += 1
+            if self.count == 2:
+                self.branches_at_second = self.num_branches
             if self.count >= self.cap:
                 self.stop_search()
 
@@ -109,7 +125,7 @@ def search(addends: list[str], result: str, cap: int = COUNT_CAP) -> tuple[int, 
     solver.parameters.catch_sigint_signal = False  # else Ctrl-C silently cuts the count short; the search is brief
     found = Search(digit, cap)
     solver.solve(model, found)
-    return found.count, found.first, solver.num_branches
+    return found.count, found.first, solver.num_branches if found.branches_at_second is None else found.branches_at_second
 
 
 def carry_chain(addends: list[str], digits: dict[str, int]) -> int:
@@ -128,16 +144,16 @@ def _value(word: str, digits: dict[str, int]) -> int:
 
 class Cryptarithm(Puzzle[CryptarithmParams]):
     name = "cryptarithm"
-    version = 1
+    version = 2
     title = "Cryptarithm (alphametic addition)"
     params_type = CryptarithmParams
     levels = {
         1: {"addends": 2, "min_len": 2, "max_len": 3, "min_letters": 2, "max_letters": 5, "unique": False},
         2: {"addends": 2, "min_len": 3, "max_len": 4, "min_letters": 5, "max_letters": 7, "unique": False},
-        3: {"addends": 2, "min_len": 4, "max_len": 5, "min_letters": 7, "max_letters": 8, "unique": True},
-        4: {"addends": 3, "min_len": 4, "max_len": 6, "min_letters": 8, "max_letters": 9, "unique": True},
-        5: {"addends": (4, 5), "min_len": 5, "max_len": 7, "min_letters": 9, "max_letters": 10, "unique": True},
-        6: {"addends": (6, 10), "min_len": 6, "max_len": 8, "min_letters": 10, "max_letters": 10, "unique": True},
+        3: {"addends": 2, "min_len": 4, "max_len": 5, "min_letters": 7, "max_letters": 8, "unique": True, "search_target": 500},
+        4: {"addends": 3, "min_len": 4, "max_len": 6, "min_letters": 8, "max_letters": 9, "unique": True, "search_target": 1500},
+        5: {"addends": (4, 5), "min_len": 5, "max_len": 7, "min_letters": 9, "max_letters": 10, "unique": True, "search_target": 3000},
+        6: {"addends": (6, 10), "min_len": 6, "max_len": 8, "min_letters": 10, "max_letters": 10, "unique": True, "search_target": 10_000},
     }
     instance_schema = {
         "type": "object",
@@ -170,28 +186,36 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
     }
 
     def build(self, params: CryptarithmParams, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:
-        for draw in range(1, MAX_DRAWS + 1):
-            addends, result, digits = self._draw(params, rng)
-            if not params.min_letters <= len(digits) <= params.max_letters:
-                continue
-            count, _, branches = search(addends, result, 2 if params.unique else COUNT_CAP)
-            if params.unique and count != 1:
-                continue
-            instance = {"addends": addends, "result": result}
-            meta = {
-                "complexity": {
-                    "letters": len(digits),
-                    "max_word_length": max(len(word) for word in [*addends, result]),
-                    "carry_chain": carry_chain(addends, digits),
-                },
-                "solution_count": count,
-                "solution_count_capped": count >= COUNT_CAP,
-                "search_nodes": branches,  # of the CP-SAT search that counted the solutions
-                "solution": dict(sorted(digits.items())),
-                "draws": draw,
-            }
-            return instance, meta
-        raise ConfigError(f"no puzzle met {params} in {MAX_DRAWS} draws; widen the lengths or letter band, or drop unique")
+        tries, branches, (addends, result, digits, count) = first_reaching(self._passing(params, rng), params.search_target, TRIES)
+        instance = {"addends": addends, "result": result}
+        meta = {
+            "complexity": {
+                "letters": len(digits),
+                "max_word_length": max(len(word) for word in [*addends, result]),
+                "carry_chain": carry_chain(addends, digits),
+            },
+            "solution_count": count,
+            "solution_count_capped": count >= COUNT_CAP,
+            "search_nodes": int(branches),  # CP-SAT's branches up to a second solution (or the end of its search)
+            "solution": dict(sorted(digits.items())),
+            "tries": tries,
+        }
+        return instance, meta
+
+    def _passing(self, params: CryptarithmParams, rng: random.Random) -> Iterator[tuple[int, Drawn]]:
+        """(search_nodes, puzzle with its planted digits and solution count) for every drawn puzzle in the letter band
+        (and unique where asked); ConfigError after MAX_DRAWS draws in a row without one."""
+        while True:
+            for _ in range(MAX_DRAWS):
+                addends, result, digits = self._draw(params, rng)
+                if not params.min_letters <= len(digits) <= params.max_letters:
+                    continue
+                count, _, branches = search(addends, result, 2 if params.unique else COUNT_CAP)
+                if not params.unique or count == 1:
+                    yield branches, (addends, result, digits, count)
+                    break
+            else:
+                raise ConfigError(f"no puzzle met {params} in {MAX_DRAWS} draws; widen the lengths or letter band, or drop unique")
 
     @staticmethod
     def _draw(params: CryptarithmParams, rng: random.Random) -> tuple[list[str], str, dict[str, int]]:

@@ -148,6 +148,10 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
         5: {"pairs": (6, 7), "capacity": 4},
         6: {"pairs": (8, 10), "capacity": 4},
     }
+    easier_levels = {  # a bigger boat shortens the minimal plan: 4 couples take 9 trips with 3 seats, 3 take 11 with 2
+        3: "the seed's level 3 boat holds 3 (level 2: 2)",
+        5: "the seed's level 5 boat holds 4 (level 4: 3)",
+    }
     instance_schema = {
         "type": "object",
         "required": ["pairs", "capacity", "people"],

@@ -3,7 +3,10 @@
 Every row, column and region holds each digit once. λ = (q empty cells, δ average candidates per
 empty cell after eliminating the givens' peers, τ branch nodes of a fixed MRV search with naked and
 hidden singles that finds the solution and proves it unique). Every instance has exactly one
-solution. Answer: {"grid": N×N list of int rows}.
+solution. A level chooses which givens to keep: from level 2 on every puzzle needs more than singles
+and τ reaches the level's `tau_target`, which rises level by level. Level 1 cannot: all 255,984 unique
+4×4 puzzles of 6–8 givens (on the 12 grids whose first row is 1 2 3 4, which stand for all 288 up to
+relabelling) fall to singles. Answer: {"grid": N×N list of int rows}.
 
 Bounds: size N ≤ MAX_SIZE = 16 for generate and solve (the SAT encoding has N³ ≤ 4096 variables).
 solve requires a well-formed instance (exactly one of box [rows, cols] with rows·cols = N and N×N
@@ -15,8 +18,10 @@ a few hundred).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._errors import ConfigError, InstanceFormatError
@@ -26,7 +31,7 @@ from ._sat import solve_within
 MAX_SIZE = 16  # N, for generate and solve
 SOLVE_CONFLICTS = 1_000_000  # conflicts the reference solver may spend before refusing (deterministic budget)
 LOGICS = ("singles", "any", "beyond_singles")
-MAX_ATTEMPTS = 200  # fresh grids tried before a givens/logic target is declared unreachable
+MAX_ATTEMPTS = 1000  # fresh grids tried before a givens/logic/τ target is declared unreachable (level 2 needs ~30)
 CONFLICT_BUDGET = 10_000  # per SAT call while generating; some jigsaw partitions are hard to refute
 TAU_BUDGET = 10_000  # search nodes (~2.5 s on 9×9) after which τ is reported as capped
 SAT_SOLVER = "cadical153"  # honours set_phases, which randomises the full grid
@@ -37,7 +42,8 @@ class SudokuParams:
     """size N, boxes of box_rows × (N / box_rows); `jigsaw` perturbs the boxes into random regions.
 
     `givens` is the exact clue count; `logic` requires the puzzle to be solvable by naked and hidden
-    singles alone ("singles"), not solvable that way ("beyond_singles"), or either ("any").
+    singles alone ("singles"), not solvable that way ("beyond_singles"), or either ("any");
+    `tau_target` is the least τ the puzzle may have (τ ≥ 1 is the same as beyond singles).
     """
 
     size: int = 9
@@ -45,6 +51,7 @@ class SudokuParams:
     jigsaw: bool = False
     givens: int = 30
     logic: str = "any"
+    tau_target: int = 0
 
     def __post_init__(self) -> None:
         check_param(4 <= self.size <= MAX_SIZE, "size", self.size, f"4..{MAX_SIZE}")
@@ -52,6 +59,8 @@ class SudokuParams:
         check_param(ok_box, "box_rows", self.box_rows, f"a divisor of size={self.size} leaving boxes at least 2 wide")
         check_param(1 <= self.givens < self.size**2, "givens", self.givens, f"1..{self.size**2 - 1}")
         check_param(self.logic in LOGICS, "logic", self.logic, " or ".join(LOGICS))
+        check_param(0 <= self.tau_target <= TAU_BUDGET, "tau_target", self.tau_target, f"0..{TAU_BUDGET}")
+        check_param(self.logic != "singles" or self.tau_target == 0, "tau_target", self.tau_target, '0 with logic="singles" (τ = 0)')
 
 
 def _box_regions(n: int, rows: int) -> list[list[int]]:
@@ -183,18 +192,32 @@ class _Sat:
     def _clues(self, grid: list[int]) -> list[int]:
         return [self.var(cell, v - 1) for cell, v in enumerate(grid) if v]
 
-    def reduce(self, solution: list[int], givens: int, rng: random.Random) -> list[int] | None:
-        """Blank cells in random order, each only if the solution stays unique; None if stuck above `givens`."""
+    def reduce(self, solution: list[int], givens: int, keep: Callable[[list[int]], bool], rng: random.Random) -> list[int] | None:
+        """A puzzle of `givens` clues whose only completion is `solution` and for which `keep` holds, or None.
+
+        Blanks cells in random order, each only if the solution stays unique, down to a minimal puzzle; then gives
+        clues back in random order, each only if `keep` still holds, until `givens` are left. `keep` (beyond singles,
+        τ at least a target) only gets harder to hold as clues come back, so a hard minimal puzzle stays hard while
+        it regains the level's clue count. None when the minimal puzzle has more clues, fails `keep`, or gets stuck.
+        """
         self.exclude(solution)
         grid = list(solution)
         order = list(range(self.n**2))
         rng.shuffle(order)
         for cell in order:
-            if self.n**2 - grid.count(0) == givens:
-                return grid
             grid[cell] = 0
             if self.satisfiable(grid, CONFLICT_BUDGET) is not False:  # not proven unique: keep the clue
                 grid[cell] = solution[cell]
+        if self.n**2 - grid.count(0) > givens or not keep(grid):
+            return None
+        blanks = [cell for cell in order if grid[cell] == 0]
+        rng.shuffle(blanks)
+        for cell in blanks:
+            if self.n**2 - grid.count(0) == givens:
+                break
+            grid[cell] = solution[cell]
+            if not keep(grid):
+                grid[cell] = 0
         return grid if self.n**2 - grid.count(0) == givens else None
 
     def __enter__(self) -> _Sat:
@@ -225,7 +248,7 @@ class _Search:
             for cell in unit:
                 peers[cell].update(unit)
         self.peers = [sorted(p - {cell}) for cell, p in enumerate(peers)]
-        self.nodes = 0
+        self.nodes, self.cap = 0, TAU_BUDGET
 
     def start(self, grid: list[int]) -> list[int]:
         return [self.full if v == 0 else 1 << (v - 1) for v in grid]
@@ -263,17 +286,34 @@ class _Search:
                         changed = True
         return True
 
+    def singles(self, grid: list[int]) -> bool:
+        """True when naked and hidden singles alone complete the flat grid."""
+        cands = self.start(grid)
+        return self.propagate(cands) and all(mask & (mask - 1) == 0 for mask in cands)
+
+    def tau(self, grid: list[int], cap: int = TAU_BUDGET) -> int:
+        """τ of the flat grid: the branchings `count` takes to find its solution and prove it unique, counted up to `cap`."""
+        self.nodes, self.cap = 0, cap
+        self.count(self.start(grid))
+        return self.nodes
+
+    def hard_enough(self, grid: list[int], params: SudokuParams) -> bool:
+        """Beyond singles where `params` ask for it, and τ ≥ tau_target."""
+        beyond = params.logic != "beyond_singles" or not self.singles(grid)
+        return beyond and (params.tau_target == 0 or self.tau(grid, params.tau_target) >= params.tau_target)
+
     def count(self, cands: list[int], limit: int = 2) -> int:
         """Solutions below `cands` up to `limit`; `nodes` counts branchings.
 
-        Past TAU_BUDGET nodes it gives up and answers `limit` (callers read `nodes` to tell).
+        Past `cap` nodes (TAU_BUDGET unless `tau` was given another) it gives up and answers `limit` (callers read
+        `nodes` to tell).
         """
         if not self.propagate(cands):
             return 0
         open_cells = [(mask.bit_count(), cell) for cell, mask in enumerate(cands) if mask & (mask - 1)]
         if not open_cells:
             return 1
-        if self.nodes >= TAU_BUDGET:
+        if self.nodes >= self.cap:
             return limit
         self.nodes += 1
         cell = min(open_cells)[1]
@@ -287,16 +327,16 @@ class _Search:
 
 class Sudoku(Puzzle[SudokuParams]):
     name = "sudoku"
-    version = 1
+    version = 2
     title = "Sudoku (boxes or jigsaw regions)"
     params_type = SudokuParams
     levels = {
         1: {"size": 4, "box_rows": 2, "givens": (6, 8)},
-        2: {"size": 6, "box_rows": 2, "givens": (16, 20)},
-        3: {"size": 9, "box_rows": 3, "givens": (36, 45), "logic": "singles"},
-        4: {"size": 9, "box_rows": 3, "givens": (28, 32)},
-        5: {"size": 9, "box_rows": 3, "givens": (23, 26), "logic": "beyond_singles"},
-        6: {"size": 9, "box_rows": 3, "jigsaw": True, "givens": (16, 19), "logic": "beyond_singles"},
+        2: {"size": 6, "box_rows": 2, "givens": (16, 20), "logic": "beyond_singles", "tau_target": 1},
+        3: {"size": 9, "box_rows": 3, "givens": (36, 45), "logic": "beyond_singles", "tau_target": 2},
+        4: {"size": 9, "box_rows": 3, "givens": (28, 32), "logic": "beyond_singles", "tau_target": 4},
+        5: {"size": 9, "box_rows": 3, "givens": (23, 26), "logic": "beyond_singles", "tau_target": 8},
+        6: {"size": 9, "box_rows": 3, "jigsaw": True, "givens": (16, 19), "logic": "beyond_singles", "tau_target": 30},
     }
     instance_schema = {
         "type": "object",
@@ -340,17 +380,17 @@ class Sudoku(Puzzle[SudokuParams]):
         for attempt in range(1, MAX_ATTEMPTS + 1):
             regions = _jigsaw_regions(n, params.box_rows, rng) if params.jigsaw else _box_regions(n, params.box_rows)
             units = _units(n, regions)
+            search = _Search(n, units)
+            keep = functools.partial(search.hard_enough, params=params)
             with _Sat(n, units) as sat:
                 solution = sat.solution([0] * n * n, rng, CONFLICT_BUDGET)
-                grid = None if solution is None else sat.reduce(solution, params.givens, rng)
+                grid = None if solution is None else sat.reduce(solution, params.givens, keep, rng)
             if grid is None:
                 continue
-            search = _Search(n, units)
-            cands = search.start(grid)
-            singles = search.propagate(cands) and all(m & (m - 1) == 0 for m in cands)
+            singles = search.singles(grid)
             if params.logic == ("beyond_singles" if singles else "singles"):
                 continue
-            search.count(search.start(grid))
+            search.tau(grid)
             instance = {
                 "size": n,
                 "box": None if params.jigsaw else [params.box_rows, n // params.box_rows],
@@ -361,7 +401,8 @@ class Sudoku(Puzzle[SudokuParams]):
             facts = {"tau_capped": search.nodes >= TAU_BUDGET, "singles_solvable": singles, "solution_count": 1, "attempts": attempt}
             return instance, {"complexity": complexity, **facts}
         raise ConfigError(
-            f"sudoku: no unique {n}×{n} puzzle with {params.givens} givens and logic={params.logic} in {MAX_ATTEMPTS} attempts"
+            f"sudoku: no unique {n}×{n} puzzle with {params.givens} givens, logic={params.logic} and τ ≥ {params.tau_target} "
+            f"in {MAX_ATTEMPTS} attempts"
         )
 
     def _validate(self, instance: dict[str, JSON], answer: JSON) -> Verdict:

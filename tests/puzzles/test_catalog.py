@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from puzzles import LEVELS, PUZZLES, ConfigError, IssueCode, Puzzle, UnknownPuzzleError, get_puzzle, puzzle_names
+from puzzles._protocol import first_reaching
 
 from .strategies import JSON_VALUES, answers_with_field
 
@@ -107,3 +108,21 @@ def test_garbage_text_is_a_verdict_not_a_crash(puzzle: Puzzle) -> None:
 def test_arbitrary_json_never_raises_for_any_puzzle(answer: object) -> None:
     for puzzle in PUZZLES:
         puzzle.validate(puzzle.generate(1, 0).instance, answer)
+
+
+def test_levels_a_seed_makes_easier_are_named_with_a_reason() -> None:
+    easier = {puzzle.name: dict(puzzle.easier_levels) for puzzle in PUZZLES if puzzle.easier_levels}
+    assert easier == {"river": {3: "the seed's level 3 boat holds 3 (level 2: 2)", 5: "the seed's level 5 boat holds 4 (level 4: 3)"}}
+    river = get_puzzle("river")
+    for level in easier["river"]:  # the reason is the seed's level definition: a bigger boat than the level below
+        assert river.levels[level]["capacity"] > river.levels[level - 1]["capacity"]
+
+
+def test_first_reaching_keeps_the_first_to_reach_the_target_else_the_hardest() -> None:
+    drawn = [(3, "a"), (9, "b"), (12, "c"), (20, "d")]
+    assert first_reaching(iter(drawn), 10, tries=4) == (3, 12, "c")  # stops at the first to reach it
+    assert first_reaching(iter(drawn), 10, tries=2) == (2, 9, "b")  # the hardest of the tries
+    assert first_reaching(iter([(5, "x"), (5, "y")]), 8, tries=5) == (2, 5, "x")  # the earliest of equals
+    assert first_reaching(iter(drawn), 0, tries=4) == (1, 3, "a")
+    with pytest.raises(ValueError, match="no candidate"):
+        first_reaching(iter([]), 1, tries=3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections import deque
 
 import jsonschema
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles import ConfigError, IssueCode
-from puzzles.coloring import GraphColoring, find_coloring
+from puzzles.coloring import SOLVE_CONFLICTS, TRIES, GraphColoring, colour_search, find_coloring
 
 from .strategies import JSON_VALUES, answers_with_field
 
@@ -78,6 +79,21 @@ def test_levels_follow_the_flat_graph_ladder() -> None:
         assert 75 <= n <= 100 and complexities[5]["m"] == round(2.4 * n)
         assert complexities[5]["avg_degree"] == round(2 * complexities[5]["m"] / n, 3)
         assert [c["n"] for c in complexities] == sorted(c["n"] for c in complexities)
+
+
+def test_colourings_need_search_from_level_2_and_more_at_every_level() -> None:
+    """The reference SAT search decides from level 2 on (six nodes never need it) and its mean rises level by level."""
+    means = []
+    for level in range(1, 7):
+        nodes = []
+        for seed in SEEDS:
+            record = COLORING.generate(level, seed)
+            instance, meta = record.instance, record.meta
+            assert meta["search_nodes"] == colour_search(instance["num_nodes"], instance["edges"], 3, SOLVE_CONFLICTS)[1]
+            assert meta["search_nodes"] >= COLORING.levels[level].get("search_target", 0) or meta["tries"] == TRIES
+            nodes.append(meta["search_nodes"])
+        means.append(statistics.fmean(nodes))
+    assert means[0] == 0 < means[1] and means == sorted(set(means))
 
 
 def test_golden_instance() -> None:

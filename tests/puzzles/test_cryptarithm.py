@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
-from puzzles.cryptarithm import Cryptarithm, carry_chain, search
+from puzzles import ConfigError, IssueCode, Record
+from puzzles.cryptarithm import COUNT_CAP, TRIES, Cryptarithm, carry_chain, search
 
 from .strategies import JSON_VALUES, answers_with_field
 
@@ -62,6 +64,12 @@ def test_solution_counts() -> None:
     assert search(["TO", "GO"], "OUT")[0] == 1  # 21 + 81 = 102
 
 
+def test_the_search_stops_counting_at_a_second_solution() -> None:
+    """The branches settle uniqueness only, so a puzzle with many solutions is not made to look hard by counting them."""
+    count, _, branches = search(["CP", "IS", "FUN"], "TRUE")
+    assert count == 72 and branches == search(["CP", "IS", "FUN"], "TRUE", cap=2)[2] > 0
+
+
 def test_one_letter_words_may_be_zero() -> None:
     instance = {"addends": ["AB", "C"], "result": "AB"}  # C = 0 is the only way
     count, mapping, _ = search(instance["addends"], instance["result"])
@@ -78,10 +86,15 @@ def test_carry_chain() -> None:
 LEVEL_LETTERS = {1: (2, 5), 2: (5, 7), 3: (7, 8), 4: (8, 9), 5: (9, 10), 6: (10, 10)}
 
 
+@pytest.fixture(scope="module")
+def records() -> dict[tuple[int, int], Record]:
+    return {(level, seed): CRYPT.generate(level, seed) for level in range(1, 7) for seed in range(10)}
+
+
 @pytest.mark.parametrize("level", range(1, 7))
-def test_reference_answer_validates_on_every_level(level: int) -> None:
+def test_reference_answer_validates_on_every_level(records: dict[tuple[int, int], Record], level: int) -> None:
     for seed in range(10):
-        record = CRYPT.generate(level, seed)
+        record = records[level, seed]
         instance, meta = record.instance, record.meta
         assert CRYPT.validate(instance, CRYPT.solve(instance)).ok
         assert CRYPT.validate(instance, {"mapping": meta["solution"]}).ok
@@ -92,6 +105,15 @@ def test_reference_answer_validates_on_every_level(level: int) -> None:
             assert meta["solution_count"] == 1 and CRYPT.solve(instance)["mapping"] == meta["solution"]
         else:
             assert meta["solution_count"] == search(instance["addends"], instance["result"])[0] >= 1
+
+
+def test_the_search_rises_at_every_level(records: dict[tuple[int, int], Record]) -> None:
+    means = [statistics.fmean(records[level, seed].meta["search_nodes"] for seed in range(10)) for level in range(1, 7)]
+    assert means == sorted(set(means))
+    for record in records.values():  # each the first to reach its level's target, or the hardest of TRIES
+        meta, target = record.meta, CRYPT.levels[record.level].get("search_target", 0)
+        assert meta["search_nodes"] >= target or meta["tries"] == TRIES
+        assert meta["search_nodes"] == search(record.instance["addends"], record.instance["result"], COUNT_CAP)[2]
 
 
 def test_generation_is_deterministic_and_levels_rise() -> None:

@@ -26,13 +26,13 @@ print(json.dumps(digests, sort_keys=True))
 
 GOLDEN: dict[str, str] = {
     "checkers": "360bbc979c302e38d243d90fdce076600648f794299b13b8f9775b067f8184e4",
-    "coloring": "3a56332aa4df426da4e1a907392f1feed90ebed005b06aeffc0c6e4d6e5f10df",
-    "cryptarithm": "06609f6cc83b8e680785b189f354ffd4b6f4242093b6c3321acc84cab1b24551",
+    "coloring": "5f2be75e43c843eac48289fbc8c638fc23e62157c45b3bac1524c12243ec1f29",
+    "cryptarithm": "0c9f3fcf9f26a2f0e88fc349fbcda0352b3d8a7e6f64ee6c8afb64628c2a1d83",
     "hanoi": "d441ad8546642ff5d5518c9c6652a6f839b2f17b4605feaf178531da2739f935",
     "river": "c353f252b3a9d81e66081376edca2bd04a121465f5307c2b09e8c2aed18ad659",
     "rubik": "a8ccd886e07b01ef2d357730f5aedfe9a07af5c02a3628302e88390077ff074b",
     "sat": "6bb4a799054fc4589303a93fc4148bd28693556114895c41be5f1e52276a2cc4",
-    "sudoku": "59cf0e0a0fe395e0e5ce9dcb56106c3e837b696542d62f1d3c00a051cd8e00ef",
+    "sudoku": "51ffd10ef9a550b37c8f1da283eefc0173e3270287be229a290ef806bb3366c6",
     "waterjug": "8f633cfdb4de0c365a55c1d9312ba034a7be1ec505c78b6508cc317639f4735b",
 }
 
