@@ -2,9 +2,10 @@
 
 Validators accept any legal plan, so a pass says nothing of its length: `optimality` puts the plan length over the
 instance's stored minimal length. `difficulty_table` averages the generators' reference metrics (their `meta`) per
-puzzle × level, and `weak_steps` names the level steps those metrics show do not get harder.
+puzzle × level, and `weak_steps` names the level steps those metrics show do not get harder, with the reason a family
+gives where its seed's own level definition makes the step easier.
 
-Pure functions; imports the standard library and the shared types.
+Pure functions; imports the standard library, the shared types and the puzzle catalog (for those reasons).
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from puzzles import PUZZLES
+
 from ..types import ExecutionRow, InstanceFacts, Status
 
-# Top-level meta keys that measure difficulty, in the table's order (version, attempts, draws, *_capped, scramble do not).
+# Top-level meta keys that measure difficulty, in the table's order (version, attempts, draws, tries, *_capped, scramble do not).
 REFERENCE_KEYS = ("min_solution_length", "search_nodes", "state_space", "solution_count", "model_count", "chromatic_number", "jumps",
                   "slides")
 FLAG_KEYS = ("singles_solvable",)  # booleans: averaged as the fraction True
 CAPACITY_KEYS = ("min_capacity",)  # river's boat size: it shapes the search
 TOP_LEVEL_KEYS = (*REFERENCE_KEYS, *FLAG_KEYS, *CAPACITY_KEYS)
 FALLING_KEYS = ("min_solution_length", "search_nodes", "tau")  # a level whose mean is below the previous level's is weak
+SEED_CAUSED = {puzzle.name: puzzle.easier_levels for puzzle in PUZZLES}  # levels the seed itself makes easier, and why
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,8 @@ def difficulty_table(facts: Sequence[InstanceFacts]) -> list[Difficulty]:
 
 def weak_steps(table: Sequence[Difficulty]) -> list[tuple[str, int, str]]:
     """(puzzle, level, why) for each level not harder than the puzzle's previous level by the reference metrics:
-    a falling minimal length or reference search, or still solvable by singles alone. Several reasons join with "; ".
-    Sorted."""
+    a falling minimal length or reference search, or still solvable by singles alone. Several reasons join with "; ";
+    a level the family's seed definition makes easier (its `easier_levels`) gets that cause after " — ". Sorted."""
     by_puzzle: defaultdict[str, list[Difficulty]] = defaultdict(list)
     for cell in table:
         by_puzzle[cell.puzzle].append(cell)
@@ -112,6 +116,7 @@ def weak_steps(table: Sequence[Difficulty]) -> list[tuple[str, int, str]]:
                     reasons.append(f"{key} falls from {old:.4g} to {new:.4g}")
             if before.metrics.get("singles_solvable") == 1.0 and after.metrics.get("singles_solvable") == 1.0:
                 reasons.append(f"solvable by singles alone, like level {before.level}")
+            cause = SEED_CAUSED.get(puzzle, {}).get(after.level)
             if reasons:
-                weak.append((puzzle, after.level, "; ".join(reasons)))
+                weak.append((puzzle, after.level, "; ".join(reasons) + (f" — {cause}; kept as the seed defines it" if cause else "")))
     return weak

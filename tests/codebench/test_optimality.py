@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import puzzles
 from codebench.analysis.optimality import Difficulty, Optimality, difficulty_table, optimality, weak_steps
 from codebench.types import ExecutionRow, InstanceFacts, Status
 
@@ -125,3 +126,21 @@ def test_weak_steps_compare_with_the_previous_level_present_and_join_reasons() -
              Difficulty("q", 1, 1, {"min_solution_length": math.nan})]
     assert weak_steps(cells) == [("p", 5, "min_solution_length falls from 10 to 9; search_nodes falls from 40.5 to 40; "
                                           "solvable by singles alone, like level 2")]
+
+
+def test_a_level_the_seed_makes_easier_gives_the_seed_as_its_reason() -> None:
+    cells = [Difficulty("river", 2, 1, {"min_solution_length": 11.0}), Difficulty("river", 3, 1, {"min_solution_length": 9.0}),
+             Difficulty("river", 4, 1, {"min_solution_length": 11.0}), Difficulty("river", 5, 1, {"min_solution_length": 11.0})]
+    assert weak_steps(cells) == [("river", 3, "min_solution_length falls from 11 to 9 — the seed's level 3 boat holds 3 (level 2: 2); "
+                                              "kept as the seed defines it")]  # level 5 does not fall here: no weak step, no reason
+
+
+def test_over_seeds_0_to_9_the_only_weak_steps_are_the_ones_the_seed_causes() -> None:
+    """Issue 25's acceptance, on the generators themselves: every other level of every family is harder than the one below."""
+    facts = [InstanceFacts(puzzle.name, level, record.id, record.meta) for puzzle in puzzles.PUZZLES for level in puzzles.LEVELS
+             for record in (puzzle.generate(level, seed) for seed in range(10))]
+    kept = "; kept as the seed defines it"
+    assert weak_steps(difficulty_table(facts)) == [
+        ("river", 3, f"min_solution_length falls from 11 to 9 — the seed's level 3 boat holds 3 (level 2: 2){kept}"),
+        ("river", 5, f"min_solution_length falls from 11 to 9.6 — the seed's level 5 boat holds 4 (level 4: 3){kept}"),
+    ]
