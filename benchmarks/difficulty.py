@@ -1,7 +1,7 @@
 """The README's difficulty table: reference-metric means per puzzle × level, and the weak level steps with their reasons.
 
-Computed from the generators as `codebench report --section difficulty` computes it from a run (difficulty_table,
-weak_steps), so the README can show the ladders a default run gets. Prints markdown and how long generation took.
+Computed from the distinct instances a run over these seeds plans, as `codebench report --section difficulty` computes
+it from the run (difficulty_table, weak_steps), so the README can show the ladders a run gets. Prints markdown and how long generation took.
 Run: `.venv/bin/python benchmarks/difficulty.py [--seeds N]`.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # this file's folder would shadow the `puzzles` package
 
 from codebench.analysis.optimality import difficulty_table, weak_steps  # noqa: E402
+from codebench.run.plan import distinct  # noqa: E402
 from codebench.types import InstanceFacts  # noqa: E402
 from puzzles import LEVELS, get_puzzle  # noqa: E402
 
@@ -36,8 +37,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 per level (default 10)")
     args = parser.parse_args()
     started = time.perf_counter()
-    facts = [InstanceFacts(name, level, record.id, record.meta) for name in SHOWN for level in LEVELS
-             for record in (get_puzzle(name).generate(level, seed) for seed in range(args.seeds))]
+    facts = []
+    for name in SHOWN:  # the distinct instances a run over these seeds plans (Hanoi's small levels draw one)
+        records, alike = distinct(get_puzzle(name).generate(level, seed) for level in LEVELS for seed in range(args.seeds))
+        facts += [InstanceFacts(name, record.level or 0, record.id, record.meta, alike.get(record.id, ())) for record in records]
     seconds = time.perf_counter() - started
     table = difficulty_table(facts)
     cells = {(cell.puzzle, cell.level): cell.metrics for cell in table}
@@ -51,7 +54,8 @@ def main() -> None:
             values = [cells[puzzle, level].get(metric) for level in LEVELS]
             shown = " | ".join("-" if value is None else f"{value:.4g}" for value in values)
             print(f"| {puzzle if row == 0 else ''} | {metric} | {shown} | {'; '.join(weak.get(puzzle, [])) if row == 0 else ''} |")
-    print(f"\n{len(facts)} instances generated in {seconds:.1f} s", file=sys.stderr)
+    drawn = args.seeds * len(LEVELS) * len(SHOWN)
+    print(f"\n{len(facts)} distinct instances of {drawn} drawn, generated in {seconds:.1f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
