@@ -22,7 +22,10 @@ def test_make_demo_runs_the_main_job_and_prints_the_report(tmp_path: Path) -> No
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     report = done.stdout
-    assert report.count("codebench report: 1080 executions") == 1  # both modes × 9 puzzles × 6 levels × 2 instances × 5 samples
+    # both modes × 100 distinct instances (9 puzzles × 6 levels × 2 seeds; Hanoi's L1-L3, L5, L6 and checkers' L1-L3 draw
+    # one instance for both seeds) × 5 samples; complete: nothing left unresolved
+    assert report.count("codebench report: 1000 executions") == 1 and "PARTIAL" not in report
+    assert "fewer distinct instances than seeds (each counted once): checkers L1 1 of 2" in report
     assert "mixed · code" in report and "mixed · instruction" in report
     for name in puzzles.puzzle_names():
         assert f"\n{name} " in report

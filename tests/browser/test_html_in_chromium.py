@@ -53,7 +53,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Report]:
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium (as root) to install Debian's chromium")
     folder = tmp_path_factory.mktemp("browser")
-    rows, details = read_run(build_run(folder / "run", instances_per_level=7))  # 120 samples: more than one page
+    # 120 samples, more than one page: 2 models × (2 programs + 2 levels × 7 distinct instances × 2 puzzles) × 2 samples
+    rows, details = read_run(build_run(folder / "run", instances_per_level=7, puzzles=("waterjug", "sudoku")))
     summary = build_report(rows, [1, 2], boot=50)
     figures = figure_svgs(summary)
     path = folder / "report.html"

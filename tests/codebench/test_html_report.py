@@ -74,10 +74,11 @@ def sandbox_handler() -> Any:
     return handle
 
 
-def build_run(out: Path, models: tuple[str, ...] = ("mixed", "hostile"), mode: str = "both", instances_per_level: int = 2) -> Path:
+def build_run(out: Path, models: tuple[str, ...] = ("mixed", "hostile"), mode: str = "both", instances_per_level: int = 2,
+              puzzles: tuple[str, str] = ("hanoi", "waterjug")) -> Path:
     """A stored run of `models` (`hostile` is `HostileChat`) on two puzzles × two levels, two samples."""
     chats = {name: HostileChat() if name == "hostile" else MockChat(name) for name in models}
-    spec = RunSpec(models=models, mode=mode, puzzles=("hanoi", "waterjug"), levels=(1, 2), instances_per_level=instances_per_level,
+    spec = RunSpec(models=models, mode=mode, puzzles=puzzles, levels=(1, 2), instances_per_level=instances_per_level,
                    samples=2, format_retries=2, out=out)
     with FakeBackend(sandbox_handler(), workers=2) as sandbox:
         run_plan(spec, chats, sandbox)  # type: ignore[arg-type]  # any chat with `complete` will do
