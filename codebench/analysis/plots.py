@@ -11,7 +11,7 @@
 - `tokens_pass_fail`: per model × mode, the mean completion tokens of passes and of fails by level;
 - `cost`: tokens and (where priced) dollars per model × mode × puzzle;
 - `optimality`: per puzzle, the passes' plan length ÷ the minimal length by level.
-A partial report's figures say so in their top-left corner. The only module that imports matplotlib (Agg, no display),
+A partial report's figures say so above their title. The only module that imports matplotlib (Agg, no display),
 and only when plots are asked for.
 """
 
@@ -79,9 +79,9 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
         figure = draw(report, plt)
         if figure is None:
             continue
-        if report.partial:  # a figure travels without its report: it says so itself
-            figure.text(0.005, 0.995, "PARTIAL: not every planned result is judged (see the report's first line)",
-                        ha="left", va="top", color="#b3261e", fontsize="small")
+        if report.partial:  # a figure travels without its report: it says so itself, above its title (saved "tight")
+            figure.text(0.005, 1.0, "PARTIAL: not every planned result is judged (see the report's first line)",
+                        ha="left", va="bottom", color="#b3261e", fontsize="small")
         try:
             yield name, figure
         finally:

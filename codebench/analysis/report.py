@@ -111,12 +111,18 @@ class Coverage:
 
     def describe(self) -> str:
         """"runs/a: 36 results unresolved (api_error:36), 12 planned results not run, in 3 cells (…)"."""
-        parts = [f"{sum(self.infra_counts.values())} results unresolved ({mix(self.infra_counts)})" if self.infra_counts else "",
-                 f"{self.missing} planned results not run" if self.missing else "",
-                 f"{self.games_void} games void" if self.games_void else "",
-                 f"{self.games_missing} planned games not played" if self.games_missing else ""]
-        where = f" in {len(self.cells)} cell{'s' if len(self.cells) != 1 else ''} ({cell_names(self.cells)})" if self.cells else ""
+        parts = [f"{counted(sum(self.infra_counts.values()), 'result')} unresolved ({mix(self.infra_counts)})"
+                 if self.infra_counts else "",
+                 f"{counted(self.missing, 'planned result')} not run" if self.missing else "",
+                 f"{counted(self.games_void, 'game')} void" if self.games_void else "",
+                 f"{counted(self.games_missing, 'planned game')} not played" if self.games_missing else ""]
+        where = f" in {counted(len(self.cells), 'cell')} ({cell_names(self.cells)})" if self.cells else ""
         return f"{self.run or 'the run'}: {', '.join(part for part in parts if part)}{where}"
+
+
+def counted(n: int, thing: str) -> str:
+    """"1 result", "2 results"."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def cell_names(cells: Sequence[tuple[str, str, str, int]]) -> str:
@@ -285,7 +291,7 @@ def headline(report: Report) -> str:
         return f"codebench report: {summary(report.totals)}{played}"
     runs = [run.describe() for run in report.coverage if run.partial]
     unresolved = report.totals.infra_counts  # rows given without their runs' scopes
-    missing = "; ".join(runs) or f"{sum(unresolved.values())} results unresolved ({mix(unresolved)})"
+    missing = "; ".join(runs) or f"{counted(sum(unresolved.values()), 'result')} unresolved ({mix(unresolved)})"
     return f"codebench report: PARTIAL: {missing}. To finish: {RERUN}"
 
 

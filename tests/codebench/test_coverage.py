@@ -60,7 +60,7 @@ def test_each_run_of_a_joined_report_says_what_it_did_not_count(joined) -> None:
     assert a.cells == (("m", "code", "hanoi", 2), ("m", "code", "hanoi", 3)) and a.partial
     assert (b.run, b.infra_counts, b.missing, b.cells, b.partial) == ("runs/b", {}, 0, (), False)
     assert joined.partial
-    assert a.describe() == ("runs/a: 2 results unresolved (api_error:2), 4 planned results not run, 1 games void in 2 cells "
+    assert a.describe() == ("runs/a: 2 results unresolved (api_error:2), 4 planned results not run, 1 game void in 2 cells "
                             "(m · code: hanoi L2 L3)")
     assert (joined.totals.legal_rate, joined.totals.legal_low) == (6 / 8, 6 / 10)
 
