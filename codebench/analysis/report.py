@@ -284,15 +284,23 @@ def summary(totals: Totals) -> str:
     return f"{totals.executions} executions, legal rate {legal}{infra}"
 
 
+def not_counted(report: Report) -> str:
+    """What a partial report did not count, run by run (or, from rows given without their runs' scopes, the unresolved
+    results): what its first line and a partial run's exit say."""
+    runs = [run.describe() for run in report.coverage if run.partial]
+    unresolved = report.totals.infra_counts
+    return "; ".join(runs) or f"{counted(sum(unresolved.values()), 'result')} unresolved ({mix(unresolved)})"
+
+
+def _totals(report: Report) -> str:
+    return summary(report.totals) + (f"; {report.games.games} games played" if report.games is not None else "")
+
+
 def headline(report: Report) -> str:
     """The report's first line: PARTIAL, what each partial run did not count and how to finish it; else the totals."""
     if not report.partial:
-        played = f"; {report.games.games} games played" if report.games is not None else ""
-        return f"codebench report: {summary(report.totals)}{played}"
-    runs = [run.describe() for run in report.coverage if run.partial]
-    unresolved = report.totals.infra_counts  # rows given without their runs' scopes
-    missing = "; ".join(runs) or f"{counted(sum(unresolved.values()), 'result')} unresolved ({mix(unresolved)})"
-    return f"codebench report: PARTIAL: {missing}. To finish: {RERUN}"
+        return f"codebench report: {_totals(report)}"
+    return f"codebench report: PARTIAL: {not_counted(report)}. To finish: {RERUN}"
 
 
 def notes(report: Report) -> list[str]:
@@ -300,9 +308,7 @@ def notes(report: Report) -> list[str]:
     than seeds."""
     lines = []
     if report.partial:
-        played = f"; {report.games.games} games played" if report.games is not None else ""
-        lines.append(f"{summary(report.totals)}{played}; in brackets: the legal rate with the unresolved results counted as "
-                     "failures")
+        lines.append(f"{_totals(report)}; in brackets: the legal rate with the unresolved results counted as failures")
     if report.fewer_instances:
         shown = ", ".join(f"{f.puzzle} L{f.level} {f.distinct} of {f.seeds}" for f in report.fewer_instances)
         lines.append(f"fewer distinct instances than seeds (each counted once): {shown}")

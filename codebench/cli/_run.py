@@ -99,7 +99,7 @@ def run(
     """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
     import asyncio
 
-    from ..analysis.report import RERUN
+    from ..analysis.report import RERUN, not_counted
     from ..analysis.usage import parse_price
     from ..errors import BudgetReached, RunPartial
     from ..model.presets import resolve_endpoint
@@ -142,9 +142,8 @@ def run(
             raise BudgetReached(f"{tracker.budget_reached}; {held}. What was asked is stored and judged: raise the budget "
                                 "and run the same command again to resume")
         if report.partial:
-            missing = "; ".join(run.describe() for run in report.coverage if run.partial)
-            raise RunPartial(f"{missing}. The rates leave these out (each cell shows the bound they put on its legal rate): "
-                             f"{RERUN}")
+            raise RunPartial(f"{not_counted(report)}. The rates leave these out (each cell shows the bound they put on its "
+                             f"legal rate): {RERUN}")
     finally:
         store.close()
 
