@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
@@ -28,6 +29,18 @@ def sample_key(model: str, base_url: str, prompt_text: str, sampling: Sampling, 
     and the request fields only when there are some, so a plain run's keys are those of earlier versions."""
     extra = {**({"served": served} if served not in (None, model) else {}), **({"request": request} if request else {})}
     return content_key("sample", model, base_url, prompt_text, asdict(sampling), sample, *([extra] if extra else []))
+
+
+def first_of_each(items: Iterable[tuple[str, str]]) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """(id, content) pairs → the ids of the first item of each content, in order, and for each kept id the ids of the
+    later items with the same content: one instance is planned and counted once, however many seeds drew it."""
+    first: dict[str, str] = {}
+    alike: dict[str, list[str]] = {}
+    for item_id, content in items:
+        kept = first.setdefault(content, item_id)
+        if kept != item_id:
+            alike.setdefault(kept, []).append(item_id)
+    return list(first.values()), {kept: tuple(ids) for kept, ids in alike.items()}
 
 
 def program_key(source: str) -> str:

@@ -313,10 +313,9 @@ def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
     per_game: dict[str, int] = {}
     for job in plan.matches:
         per_game[job.game] = per_game.get(job.game, 0) + 1
-    repeated: dict[str, int] = {}
-    for name, records in plan.instances.items():
-        repeated[name] = sum(len(plan.alike.get(record.id, ())) for record in records)
+    repeated = {name: n for name, records in plan.instances.items()
+                if (n := sum(len(plan.alike.get(record.id, ())) for record in records))}
     return {"requests": len(plan.samples), "requests_stored": len(stored),
             "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()},
-            **({"seeds_repeating_an_instance": {k: n for k, n in repeated.items() if n}} if any(repeated.values()) else {}),
+            **({"seeds_repeating_an_instance": repeated} if repeated else {}),
             **({"games": per_game, "games_stored": len(games)} if plan.matches else {})}

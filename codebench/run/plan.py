@@ -21,7 +21,7 @@ import puzzles
 from puzzles import Record
 from puzzles.games import get_game
 
-from ..keys import content_key, sample_key
+from ..keys import content_key, first_of_each, sample_key
 from ..modes import get_mode
 from ..modes.games import ChatOptions, render_strategy_prompt
 from ..types import SampleJob, Sampling
@@ -112,13 +112,9 @@ def distinct(records: Iterable[Record]) -> tuple[tuple[Record, ...], dict[str, t
     """The records whose instances differ, in order, and for each kept id the ids of the later records that drew the
     same instance (Hanoi's small levels are one instance whatever the seed): one instance is planned, asked and counted
     once, however many seeds produced it."""
-    kept: dict[str, Record] = {}
-    alike: dict[str, list[str]] = {}
-    for record in records:
-        first = kept.setdefault(content_key("instance", record.puzzle, record.instance), record)
-        if first is not record:
-            alike.setdefault(first.id, []).append(record.id)
-    return tuple(kept.values()), {key: tuple(ids) for key, ids in alike.items()}
+    by_id = {record.id: record for record in records}
+    kept, alike = first_of_each((record.id, content_key("instance", record.puzzle, record.instance)) for record in by_id.values())
+    return tuple(by_id[record_id] for record_id in kept), alike
 
 
 def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:

@@ -25,7 +25,7 @@ from puzzles import Record
 
 from ..analysis.failures import hedges
 from ..errors import SchemaVersionError, StoreError
-from ..keys import execution_key
+from ..keys import execution_key, first_of_each
 from ..types import (
     Completion,
     ExecutionDetail,
@@ -265,30 +265,26 @@ class Store:
             base_urls = run["base_urls"] if "base_urls" in run else {s.model: run["base_url"] for s in samples}
             matches = tuple(PlannedMatch(key, game, level, seed, tuple(json.loads(players))) for key, game, level, seed, players
                             in self._read("SELECT key, game, level, seed, players FROM plan_matches ORDER BY position"))
-            alike = {key: tuple(ids) for key, ids in run.get("alike", {}).items()}
             plan = StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()},
-                              matches, alike)
+                              matches, {key: tuple(ids) for key, ids in run.get("alike", {}).items()})
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
         return self._distinct(plan)
 
     def _distinct(self, plan: StoredPlan) -> StoredPlan:
-        """The plan with each instance planned once: an earlier codebench planned the same instance once per
-        seed that drew it (Hanoi's small levels), and its rows would count it that many times."""
+        """The plan with each instance planned once: an earlier codebench planned the same instance once per seed that
+        drew it (Hanoi's small levels), and its rows would count it that many times."""
         contents = dict(self._read("SELECT id, puzzle || ':' || instance FROM instances"))
-        instances, alike = {}, {key: list(ids) for key, ids in plan.alike.items()}
+        instances, alike = {}, dict(plan.alike)
         for puzzle, ids in plan.instances.items():
-            first: dict[str, str] = {}
-            for instance_id in ids:
-                kept = first.setdefault(contents.get(instance_id, instance_id), instance_id)
-                if kept != instance_id:
-                    alike.setdefault(kept, []).append(instance_id)
-            instances[puzzle] = tuple(first.values())
+            kept, found = first_of_each((instance_id, contents.get(instance_id, instance_id)) for instance_id in ids)
+            instances[puzzle] = tuple(kept)
+            alike.update(found)
         if instances == plan.instances:
             return plan
         kept_ids = {instance_id for ids in instances.values() for instance_id in ids}
         samples = tuple(s for s in plan.samples if s.instance_id is None or s.instance_id in kept_ids)
-        return replace(plan, samples=samples, instances=instances, alike={key: tuple(ids) for key, ids in alike.items()})
+        return replace(plan, samples=samples, instances=instances, alike=alike)
 
     def document(self, name: str) -> Any:
         """A document of `meta` (`spec`, `versions`, `run`) as stored, or None."""
