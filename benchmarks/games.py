@@ -18,11 +18,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from codebench.games.match import ProgramSeat  # noqa: E402
 from codebench.keys import program_key  # noqa: E402
-from codebench.match import BuiltinSeat, ProgramSeat, Turn, play_match  # noqa: E402
 from codebench.sandbox import get_backend  # noqa: E402
-from codebench.types import GameLimits, Limits, Outcome, Program  # noqa: E402
-from puzzles.games import Game, get_game  # noqa: E402
+from codebench.types import GameLimits, Limits, Program  # noqa: E402
+from puzzles.games import Answer, Forfeit, Game, Setup, StrategyPlayer, get_game, play, player_view  # noqa: E402
 
 PROGRAMS = {
     "rubyrisks": "class Strategy:\n    def __init__(self, setup):\n        self.total = setup['observation']['total_rubies']\n"
@@ -38,21 +38,21 @@ class InProcessSeat:
     def __init__(self, label: str, source: str) -> None:
         namespace: dict[str, Any] = {}
         exec(compile(source, label, "exec"), namespace)  # trusted: the benchmark's own program
-        self.label, self.strategy_class = label, namespace["Strategy"]
+        self.name, self.strategy_class = label, namespace["Strategy"]
 
-    def begin(self, game: Game, view: dict[str, Any]) -> Outcome | None:
-        self.strategy = self.strategy_class({key: value for key, value in view.items() if key != "id"})
+    def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
+        self.strategy = self.strategy_class(player_view(game, setup, seat))
         return None
 
-    def move(self, observation: Any, since: list[dict[str, Any]]) -> Turn:
-        return Turn(self.strategy.act(observation))
+    def move(self, observation: Any, since: list[dict[str, Any]]) -> Answer:
+        return Answer(self.strategy.act(observation))
 
     def finish(self) -> dict[str, Any]:
         return {}
 
 
 def seats_for(game: Game, program_seat: Any) -> list[Any]:
-    return [program_seat] if game.players == 1 else [program_seat, BuiltinSeat("ref", game.reference_move)]
+    return [program_seat] if game.players == 1 else [program_seat, StrategyPlayer("ref", game.reference_move)]
 
 
 def main() -> None:
@@ -73,7 +73,7 @@ def main() -> None:
                     started, moves = time.perf_counter(), 0
                     for setup in setups:
                         seat = ProgramSeat("program", held, budgets) if way == "sandbox" else InProcessSeat("program", source)
-                        record = play_match(game, setup, seats_for(game, seat))
+                        record = play(game, setup, seats_for(game, seat))
                         assert record.statuses[0] == "legal", record
                         moves += sum(move["player"] == 0 for move in record.moves)
                     seconds = time.perf_counter() - started

@@ -372,6 +372,14 @@ class SampleUsage:
     reasoning_tokens: int
     requests: int = 1  # the requests they add up: format retries included; a game seat's every reply
 
+    @classmethod
+    def of_seat(cls, model: str, game: str, kept: dict[str, Any]) -> SampleUsage:
+        """An instruction-mode game seat's tokens, over every reply it kept (format retries included)."""
+        replies = [reply for turn in kept.get("turns", []) for reply in turn.get("replies", [])]
+        prompt, completion, reasoning = (sum(reply.get(count) or 0 for reply in replies)
+                                         for count in ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
+        return cls(model, "instruction", game, prompt, completion, reasoning, len(replies))
+
 
 @dataclass(frozen=True)
 class InstanceFacts:
@@ -430,11 +438,11 @@ class SampleDetail:
     judged: tuple[Judgement, ...]
 
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 
 def harmless(text: str) -> str:
-    """`text` with each control character (ESC, NUL, CR, C1 codes, lone surrogates) written as a visible escape
-    (\\x1b, \\ud800): a program's strings can then neither drive a terminal nor make an XML file invalid.
-    Tabs and newlines stay."""
+    """`text` with each control character (ESC, NUL, CR, C1 codes, bidi overrides and isolates, lone surrogates)
+    written as a visible escape (\\x1b, \\u202e, \\ud800): a program's strings can then neither drive a terminal,
+    nor reorder what a reader sees, nor make an XML file invalid. Tabs and newlines stay."""
     return _UNSAFE.sub(lambda match: repr(match.group())[1:-1], text)

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, GameRow, SampleDetail, Status
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, GameRow, SampleDetail, Status, harmless
 from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
@@ -128,13 +128,14 @@ def _status_colours() -> str:
 
 # -- the drill-down data --------------------------------------------------------------------------------------------
 class _Strings:
-    """A string table: each distinct string kept once, everything else refers to it by index."""
+    """A string table: each distinct string kept once, everything else refers to it by index. Every string enters
+    `harmless`: what a program or a model wrote (controls, bidi overrides, lone surrogates) shows as escapes."""
 
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
 
     def __call__(self, text: str | None) -> int | None:
-        return None if text is None else self.index.setdefault(text, len(self.index))
+        return None if text is None else self.index.setdefault(harmless(text), len(self.index))
 
 
 def _drill_down(details: Sequence[SampleDetail], games: Sequence[GameRow] = ()) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> lis
         mover_turns[player] += 1
         observation, board = boards[index] if index < len(boards) else (None, None)
         turns.append({
-            "player": player, "move": strings(None if move.get("move") is None else json.dumps(move["move"])),
+            "player": player, "move": strings(_move_text(move)),
             "verdict": strings(_verdict(move)), "observation": strings(observation), "board": strings(board),
             "replies": [strings(clip(reply.get("text") or reply.get("error") or "")) for reply in replies],
             "cpu_s": move.get("cpu_s"), "wall_s": move.get("wall_s"),
@@ -57,6 +57,13 @@ def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> lis
         "turns": [[turn[name] for name in TURN_FIELDS] for turn in turns],
     }
     return [values[name] for name in GAME_FIELDS]
+
+
+def _move_text(move: dict[str, Any]) -> str | None:
+    """The move as JSON; one the record clipped, as its head, size and digest."""
+    if "move_head" in move:
+        return f"{move['move_head']}… ({move['move_chars']} characters in all, sha256 {move['move_sha256']})"
+    return None if move.get("move") is None else json.dumps(move["move"])
 
 
 def _verdict(move: dict[str, Any]) -> str:
@@ -81,6 +88,8 @@ def _boards(game: Game, state: dict[str, Any], moves: list[dict[str, Any]]) -> l
         observation = game.observe(state, move["player"])
         if isinstance(observation, dict):
             observation = {key: value for key, value in observation.items() if key != "image"}
+        if move.get("ok") and "move_head" in move:
+            break  # a legal move too long to keep whole: the boards after it cannot be drawn
         if move.get("ok"):
             state = game.apply(state, move["player"], move["move"])
         found.append((json.dumps(observation, ensure_ascii=False), game.render(state)))

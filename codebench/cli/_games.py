@@ -8,17 +8,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from puzzles.games import GAMES, Game, Setup, get_game
+from puzzles.games import GAMES, Game, GameRecord, Setup, StrategyPlayer, get_game
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
+from ..games.match import play_seated, void
 from ..keys import program_key
-from ..match import BuiltinSeat, MatchRecord, play_match, play_seated
 from ..records import check_output, open_output, read_text
 from ..run.spec import limits_from
 from ..sandbox import BACKENDS, open_sandbox
@@ -67,16 +67,17 @@ def play(
         with interruptible("the game was not finished; nothing was written"), \
                 open_sandbox(backend, limits_from(move_cpu, memory), len(names)) as sandbox:
             players = [(player, Program(program_key(programs[player]), programs[player], "Strategy")) if player in programs
-                       else BuiltinSeat(player, game.strategies[player]) for player in names]
+                       else StrategyPlayer(player, game.strategies[player]) for player in names]
             record = play_seated(game, setup, players, sandbox, budgets)
-        if record.void:
+        if void(record):
             raise SandboxUnavailableError("the sandbox failed during the game (sandbox_error): check it with "
                                           "codebench sandbox doctor, then play again")
     else:
-        record = play_match(game, setup, [BuiltinSeat(player, game.strategies[player]) for player in names])
+        record = play_seated(game, setup, [StrategyPlayer(player, game.strategies[player]) for player in names], None,
+                             GameLimits())
     if png is not None:
         _write_png(png, game.render_png(record.final))
-    text = json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False)
+    text = json.dumps(record.to_json(), sort_keys=True)  # ASCII: a program's surrogates, controls and bidi overrides escaped
     if output is not None:
         with open_output(output) as out:
             out.write(text + "\n")
@@ -136,7 +137,14 @@ def _print_setup(game: Game, setup: Setup) -> None:
     console.print(game.render(setup.state), highlight=False, markup=False)
 
 
-def _print_game(game: Game, record: MatchRecord) -> None:
+def _move_text(move: dict[str, Any]) -> str:
+    """A recorded move for the terminal; a move the record clipped, as its head, size and digest."""
+    if "move_head" in move:
+        return f"{harmless(move['move_head'][:200])}… ({move['move_chars']} characters, sha256 {move['move_sha256'][:16]})"
+    return harmless(json.dumps(move["move"]))
+
+
+def _print_game(game: Game, record: GameRecord) -> None:
     _print_setup(game, record.setup)
     for seat, (state, detail) in enumerate(zip(record.statuses, record.details)):
         if state != Status.LEGAL and not any(move["player"] == seat for move in record.moves):  # it never got to move
@@ -148,7 +156,7 @@ def _print_game(game: Game, record: MatchRecord) -> None:
             shown = f"{move['status']} {harmless(move['detail'])}"
         else:
             verdict = "" if move["ok"] else f"  illegal: {move['issue']['code']}: {harmless(move['issue']['message'])}"
-            shown = harmless(json.dumps(move["move"])) + verdict
+            shown = _move_text(move) + verdict
         console.print(f"{turn + 1:>4}  {seat}: {shown}", highlight=False, markup=False)
     console.print(game.render(record.final), highlight=False, markup=False)
     for seat, kept in enumerate(record.kept):

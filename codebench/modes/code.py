@@ -14,11 +14,10 @@ from puzzles import Puzzle, Record, get_puzzle
 
 from ..judge import judge_execution
 from ..keys import program_key
-from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
+from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Sampling, Status
 from . import Bench, ChatModel, Execution, Mode, Question, Reply
 from ._extract import extract_program
 from ._templates import compact_json, example_answer, limits_context, template
-from .games import STRATEGY_ENTRY
 
 ENTRY = "solve"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
@@ -60,23 +59,12 @@ class CodeMode(Mode):
         return (Question(render_code_prompt(puzzle, limits), records),)
 
     async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
-        """The program of the reply: `solve` for a puzzle, `class Strategy` for a game (`job.instances` is empty)."""
-        completion = await model.complete(job.prompt.as_messages(), temperature=job.sampling.temperature,
-                                          max_tokens=job.sampling.max_tokens, seed=job.sampling.seed)
-        if completion.error is not None:
-            return Reply(completion, Reading(Status.API_ERROR, completion.error))
-        entry = ENTRY if job.instances else STRATEGY_ENTRY
-        extraction = extract_program(completion.text, entry)
-        if extraction.status is not None or extraction.source is None:
-            return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail))
-        program = Program(program_key(extraction.source), extraction.source, entry)
-        return Reply(completion, Reading(None, extraction.detail, program))
+        """The reply's program defining `solve`."""
+        return await ask_program(job.prompt, job.sampling, model, ENTRY)
 
     async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
-        """Run the program on every instance; a game's strategy (no instances) is judged in its matches instead."""
+        """Run the program on every instance."""
         program = sample.reading.program
-        if not job.instances:
-            return
         if program is None:
             bench.settle(sample.reading.status or Status.NO_CODE, len(job.instances))
             return
@@ -87,3 +75,15 @@ class CodeMode(Mode):
             return judge_execution(facts, puzzle, execution.record.instance, bench.limits)
 
         await bench.execute(program, executions, judged)
+
+
+async def ask_program(prompt: Prompt, sampling: Sampling, model: ChatModel, entry: str) -> Reply:
+    """One request, and the program read from its reply: it must define `entry` (`solve`, or a game's `Strategy`)."""
+    completion = await model.complete(prompt.as_messages(), temperature=sampling.temperature, max_tokens=sampling.max_tokens,
+                                      seed=sampling.seed)
+    if completion.error is not None:
+        return Reply(completion, Reading(Status.API_ERROR, completion.error))
+    extraction = extract_program(completion.text, entry)
+    if extraction.status is not None or extraction.source is None:
+        return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail))
+    return Reply(completion, Reading(None, extraction.detail, Program(program_key(extraction.source), extraction.source, entry)))

@@ -12,22 +12,23 @@ import asyncio
 import platform
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import puzzles
-from puzzles.games import get_game
 
 from .. import __version__
 from ..analysis.usage import request_cost, total_usage
 from ..errors import SandboxError
-from ..modes import Bench, ChatModel, Execution, Judge, Mode, get_mode
+from ..games.chat import ask_strategy
+from ..games.plan import StrategyJob
+from ..games.table import Table, game_versions, planned
+from ..modes import Bench, ChatModel, Execution, Judge, Reply, get_mode
 from ..sandbox import SandboxBackend
 from ..types import (
     INFRASTRUCTURE_STATUSES,
     Batch,
-    Completion,
     Facts,
     Limits,
     Outcome,
@@ -39,7 +40,6 @@ from ..types import (
     Status,
     Task,
 )
-from .matches import Table, planned
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan
@@ -82,12 +82,13 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
     """Store the instances, the plan and its provenance, before any work starts."""
     stored = StoredPlan(plan.base_urls, spec.limits,
                         tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
-                              for job in plan.samples),
+                              for job in plan.samples)
+                        + tuple(PlannedSample(job.key, job.model, job.mode, job.game, None, job.sample) for job in plan.strategies),
                         {name: tuple(record.id for record in records) for name, records in plan.instances.items()},
                         tuple(planned(job) for job in plan.matches), plan.alike)
     versions = {"codebench": __version__, "python": platform.python_version(),
                 "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances},
-                "games": {name: get_game(name).version for name in spec.games}}
+                "games": game_versions(spec.games)}
     records = [(record, scalar_lambda(record)) for records in plan.instances.values() for record in records]
     store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions})
 
@@ -100,9 +101,10 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
         SandboxError: the sandbox stopped taking programs.
     """
-    tracker.samples_total, tracker.executions_total, tracker.games_total = len(plan.samples), plan.executions, len(plan.matches)
+    tracker.samples_total = len(plan.samples) + len(plan.strategies)
+    tracker.executions_total, tracker.games_total = plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
-    stored = store.samples(job.key for job in plan.samples)
+    stored = store.samples(job.key for job in (*plan.samples, *plan.strategies))
     budget = _Budget(spec, store) if spec.max_cost is not None or spec.max_tokens_total is not None else None
 
     def played(cached: bool, void: bool, usage: Sequence[SampleUsage] = ()) -> None:
@@ -123,40 +125,53 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
     table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played, admit) if plan.matches else None
 
-    async def ask(job: SampleJob, mode: Mode) -> Sample | None:
-        """A new sample for the job's key, stored; None when a budget holds the request back."""
+    async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
+                  question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
+        """The job's sample (`puzzle`: or the game): stored or asked now; None when a budget holds the request back."""
+        sample = stored.get(job.key)
+        reused = sample is not None and sample.completion.error is None
+        if not reused:
+            sample = await _asked(job, puzzle, instance_id, question)
+        if sample is None:
+            tracker.count(samples_held=1)
+        else:
+            tracker.count(samples_done=1, samples_cached=int(reused))
+        return sample
+
+    async def _asked(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
+                     question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
         client = clients[job.model]
         if budget is None:
-            reply = await mode.ask(job, client)
+            reply = await question(client)
         else:
             async with budget.gate:
                 tracker.budget_reached = budget.reached()
                 if tracker.budget_reached:
                     return None
-                reply = await mode.ask(job, client)
-                budget.spend(job, reply.completion)
-        sample = Sample(job.key, job.model, client.base_url, job.mode, job.puzzle, job.sample, job.instance_id,
-                        job.prompt.text, job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies)
+                reply = await question(client)
+                budget.add([SampleUsage(job.model, job.mode, puzzle, reply.completion.prompt_tokens or 0,
+                                        reply.completion.completion_tokens or 0, reply.completion.reasoning_tokens or 0)])
+        sample = Sample(job.key, job.model, client.base_url, job.mode, puzzle, job.sample, instance_id, job.prompt.text,
+                        job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies)
         store.add_sample(sample)
         tracker.count(tokens=reply.completion.completion_tokens or 0)
         return sample
 
     async def one(job: SampleJob) -> None:
         mode = get_mode(job.mode, spec.format_retries)
-        sample = stored.get(job.key)
-        reused = sample is not None and sample.completion.error is None
-        if not reused:
-            sample = await ask(job, mode)
-        if sample is None:
-            tracker.count(samples_held=1)
-            return
-        tracker.count(samples_done=1, samples_cached=int(reused))
-        if table is not None and not job.instances:  # a game's strategy: its matches may start
+        sample = await ask(job, job.puzzle, job.instance_id, lambda client: mode.ask(job, client))
+        if sample is not None:
+            await mode.judge(job, sample, bench)
+
+    async def strategy(job: StrategyJob) -> None:
+        """A game's strategy request: once its program is stored, its matches may start."""
+        sample = await ask(job, job.game, None, lambda client: ask_strategy(job.prompt, job.sampling, client))
+        if sample is not None and table is not None:
             table.program(sample)
-        await mode.judge(job, sample, bench)
 
     writer = asyncio.ensure_future(bench.write())
-    tasks = [asyncio.ensure_future(one(job)) for job in plan.samples]
+    tasks = [*(asyncio.ensure_future(one(job)) for job in plan.samples),
+             *(asyncio.ensure_future(strategy(job)) for job in plan.strategies)]
     if table is not None:
         tasks.append(asyncio.ensure_future(table.play_all(plan.matches)))
     try:
@@ -188,10 +203,6 @@ class _Budget:
         if self.spec.max_cost is not None and self.cost >= self.spec.max_cost:
             return f"--max-cost {self.spec.max_cost:g}: ${self.cost:.4f} spent"
         return ""
-
-    def spend(self, job: SampleJob, completion: Completion) -> None:
-        self.add([SampleUsage(job.model, job.mode, job.puzzle, completion.prompt_tokens or 0, completion.completion_tokens or 0,
-                              completion.reasoning_tokens or 0)])
 
     def add(self, usages: Iterable[SampleUsage]) -> None:
         for usage in usages:
@@ -308,14 +319,15 @@ class _Bench(Bench):
 def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
     """What --dry-run prints: requests and executions, and how many are already stored (none without a store); the distinct
     instances per puzzle, and how many seeds drew an instance another seed drew (planned once)."""
-    stored = store.answered(job.key for job in plan.samples) if store is not None else set()
+    requests = (*plan.samples, *plan.strategies)
+    stored = store.answered(job.key for job in requests) if store is not None else set()
     games = store.matches_played(job.key for job in plan.matches) if store is not None and plan.matches else set()
     per_game: dict[str, int] = {}
     for job in plan.matches:
         per_game[job.game] = per_game.get(job.game, 0) + 1
     repeated = {name: n for name, records in plan.instances.items()
                 if (n := sum(len(plan.alike.get(record.id, ())) for record in records))}
-    return {"requests": len(plan.samples), "requests_stored": len(stored),
+    return {"requests": len(requests), "requests_stored": len(stored),
             "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()},
             **({"seeds_repeating_an_instance": repeated} if repeated else {}),
             **({"games": per_game, "games_stored": len(games)} if plan.matches else {})}

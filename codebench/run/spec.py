@@ -19,9 +19,10 @@ from ..model.presets import Patience
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
 from ..sandbox import BACKENDS, EXECUTORS
-from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
+SEED_STRIDE = 1_000_003  # sample seeds of different base seeds never meet
 OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player game: PuzzlePlex's baselines, each other
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
@@ -168,6 +169,10 @@ class RunSpec:
         from puzzles.games import get_game
 
         return tuple(level for level in self.levels if level in get_game(name).levels)
+
+    def sampling(self, sample: int) -> Sampling:
+        """Sample `sample`'s sampling: its own seed, and sample seeds of different base seeds never meet."""
+        return Sampling(self.temperature, self.max_tokens, self.seed * SEED_STRIDE + sample)
 
     @property
     def model_specs(self) -> tuple[ModelSpec, ...]:

@@ -4,7 +4,8 @@ Typed in and out: records, samples, outcomes and plans go in, samples, statuses 
 out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
 finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns),
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
-progress), 4 (the replies that needed a format retry) and 5 (games: every match's record, and the planned matches).
+progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches) and 6
+(a match's plays, and who sat in each seat with the tokens it used, in its record).
 Writers migrate older files in place; readers never write: they migrate a copy in memory.
 """
 
@@ -45,14 +46,14 @@ from ..types import (
     Status,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _PLANNED | {"matches", "plan_matches"}}
+          5: _PLANNED | {"matches", "plan_matches"}, 6: _PLANNED | {"matches", "plan_matches"}}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
-    record TEXT NOT NULL, void INTEGER NOT NULL, created REAL NOT NULL);
+    record TEXT NOT NULL, void INTEGER NOT NULL, created REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 1);
 CREATE TABLE plan_matches (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL,
     players TEXT NOT NULL);
@@ -115,19 +116,10 @@ class PlannedSample:
     sample: int
 
 
-def game_usage(game: str, players: Sequence[str], record: dict[str, Any]) -> list[SampleUsage]:
-    """The tokens of a game's model seats in instruction mode, one SampleUsage per seat, from every reply the seat kept
-    (retries included). A code-mode seat spent its tokens on its strategy's request, counted with the samples."""
-    usages = []
-    for player, kept in zip(players, record.get("kept", []), strict=False):
-        model, _, mode = player.rpartition(" (")  # as plan.Entrant.player names a model's seat: "MODEL (MODE)"
-        if mode != "instruction)" or not isinstance(kept, dict):
-            continue
-        replies = [reply for turn in kept.get("turns", []) for reply in turn.get("replies", [])]
-        prompt, completion, reasoning = (sum(reply.get(count) or 0 for reply in replies)
-                                         for count in ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
-        usages.append(SampleUsage(model, "instruction", game, prompt, completion, reasoning, len(replies)))
-    return usages
+def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
+    """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
+    code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
+    return [SampleUsage(**usage) for usage in record.get("usage", []) if usage]
 
 
 @dataclass(frozen=True)
@@ -339,15 +331,22 @@ class Store:
         return dict(self._in("SELECT key, status FROM executions WHERE key IN ({})", list(keys)))
 
     def add_match(self, planned: PlannedMatch, record: dict[str, Any], void: bool) -> None:
-        """Store (or replace) one game's whole record; a void one (the sandbox or the endpoint failed) is played again."""
+        """Store one game's whole record, over a void one stored before (its plays counted: `matches_settled`)."""
         with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (key) DO UPDATE SET "
+                       "record = excluded.record, void = excluded.void, created = excluded.created, "
+                       "attempts = matches.attempts + 1",
                        (planned.key, planned.game, planned.level, planned.seed, json.dumps(list(planned.players)),
                         json.dumps(record, sort_keys=True), int(void), time.time()))
 
     def matches_played(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` of games stored with a result (not void)."""
         return {key for (key,) in self._in("SELECT key FROM matches WHERE void = 0 AND key IN ({})", list(keys))}
+
+    def matches_settled(self, keys: Iterable[str], attempts: int) -> set[str]:
+        """The keys among `keys` not to play again: stored with a result, or void after `attempts` plays."""
+        return {key for (key,) in self._in(f"SELECT key FROM matches WHERE (void = 0 OR attempts >= {int(attempts)}) "
+                                           "AND key IN ({})", list(keys))}
 
     def game_rows(self) -> list[GameRow]:
         """Every planned game stored with a result, in plan order: what the report's games section reads.
@@ -468,7 +467,7 @@ class Store:
                 seen.add(planned.key)
                 prompt, completion, reasoning, retries = (count or 0 for count in stored[planned.key])
                 usages.append(SampleUsage(planned.model, planned.mode, planned.puzzle, prompt, completion, reasoning, 1 + retries))
-        return usages + [usage for row in self.game_rows() for usage in game_usage(row.game, row.players, row.record)]
+        return usages + [usage for row in self.game_rows() for usage in match_usage(row.record)]
 
     def instance_facts(self) -> list[InstanceFacts]:
         """Every distinct planned instance with its generator's reference metrics and the other seeds that drew it, in plan
@@ -597,9 +596,12 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
     """Bring a database of an earlier version to the current schema, in one transaction."""
     db.execute("BEGIN IMMEDIATE")
     try:
-        for statement in MATCH_TABLES.split(";"):  # games: none played before
-            if statement.strip():
-                db.execute(statement)
+        if version < 5:
+            for statement in MATCH_TABLES.split(";"):  # games: none played before
+                if statement.strip():
+                    db.execute(statement)
+        else:
+            _migrate_5_to_6(db)
         if version < 2:
             _migrate_1_to_2(db)
         if version < 3:
@@ -613,6 +615,23 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def _migrate_5_to_6(db: sqlite3.Connection) -> None:
+    """Count each stored game as played once, and write into each record who sat in each seat and the tokens an
+    instruction-mode seat used, read (this once) from the players' names, "MODEL (MODE)" or a built-in's name."""
+    db.execute("ALTER TABLE matches ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1")
+    for key, game, players, text in db.execute("SELECT key, game, players, record FROM matches").fetchall():
+        record = json.loads(text)
+        entries = []
+        for player, label in zip(json.loads(players), record.get("seats", [])):
+            model, _, mode = player[:-1].rpartition(" (") if player.endswith(")") else (None, "", "")
+            entries.append({"player": player, "model": model, "mode": mode, "sample": int(label.rpartition("#")[2] or 0)
+                            if model else 0})
+        record["entries"] = entries
+        record["usage"] = [asdict(SampleUsage.of_seat(entry["model"], game, kept)) if entry["mode"] == "instruction" else None
+                           for entry, kept in zip(entries, record.get("kept", []))]
+        db.execute("UPDATE matches SET record = ? WHERE key = ?", (json.dumps(record, sort_keys=True), key))
 
 
 def _migrate_1_to_2(db: sqlite3.Connection) -> None:

@@ -1,7 +1,22 @@
 """PuzzlePlex's games as seeded state machines, beside the single-answer puzzles; usable without codebench or models."""
 
 from ._catalog import GAMES, game_names, get_game
-from ._protocol import DRAW, LOSS, WIN, Game, GameRecord, Outcome, Setup, Strategy, play
+from ._protocol import (
+    DRAW,
+    LOSS,
+    WIN,
+    Answer,
+    Forfeit,
+    Game,
+    GameRecord,
+    Outcome,
+    Player,
+    Setup,
+    Strategy,
+    StrategyPlayer,
+    play,
+    player_view,
+)
 
-__all__ = ["DRAW", "GAMES", "LOSS", "WIN", "Game", "GameRecord", "Outcome", "Setup", "Strategy", "game_names", "get_game",
-           "play"]
+__all__ = ["DRAW", "GAMES", "LOSS", "WIN", "Answer", "Forfeit", "Game", "GameRecord", "Outcome", "Player", "Setup", "Strategy",
+           "StrategyPlayer", "game_names", "get_game", "play", "player_view"]

@@ -4,10 +4,12 @@ machines over JSON-compatible state.
 A `Game` draws a `Setup` for (level, seed) from its own seeded RNG; players see only `observe(state, player)`, a fresh
 copy holding what that player may see; `legal` judges any JSON value as a move and never raises (a precise issue
 code); `apply` returns a new state; randomness during play (Superply's hints) comes from `env_rng(state)`, derived
-from the setup's seed and the turn, which no player can touch. `play` runs a whole game between strategies and returns
-its record: seed, seats, moves, a digest of every observation given, the outcome. The failure rule is PuzzlePlex's:
-an illegal move ends the game, and the player who made it loses (two players) or gets the game's worst score (one
-player: 0, or for ExclusivityProbes, where fewer probes are better, more probes than any finished game can count).
+from the setup's seed and the turn, which no player can touch. `play` is the one turn loop, for strategies here and
+for codebench's programs and models (any `Player`): it returns the record: seed, seats, moves (each clipped to
+MOVE_KEPT characters with its digest), a digest of every observation given, each seat's status, the outcome. The
+failure rule is PuzzlePlex's: an illegal move or a forfeit (a program that crashed, a model with no move) ends the
+game, and that player loses (two players) or gets the game's worst score (one player: 0, or for ExclusivityProbes,
+where fewer probes are better, more probes than any finished game can count).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from .._errors import ConfigError
 from .._json import StrictJSONError, dumps_canonical, loads_strict
@@ -217,53 +219,174 @@ class WinnerTakesAll(Game):
         return two_player_outcome(state["winner"])
 
 
+LEGAL, RULE_VIOLATION = "legal", "rule_violation"  # a seat's status in a record, as codebench names statuses
+MOVE_KEPT = 4096  # characters of a move's JSON a record keeps; a longer move is kept as its head, size and digest
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """Why a seat cannot go on (its program crashed or ran out of time, a model's reply held no move): it loses as an
+    illegal move would. `status` names the failure in codebench's words (timeout, runtime_error, no_answer, …)."""
+
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A seat's answer for one turn: a move, or the move as its player wrote it (judged as strict JSON), or a forfeit."""
+
+    move: JSON = None
+    text: str | bytes | None = None  # None: `move` is the value
+    forfeit: Forfeit | None = None
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+
+
+class Player(Protocol):
+    """One seat of a game, whatever plays it: a strategy here, or (in codebench) a program in a sandbox or a model."""
+
+    name: str
+
+    def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
+        """Get ready for a new game in `seat` (a player outside this process sees only `player_view`)."""
+
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Answer:
+        """This turn's answer; `since`: the moves recorded since this seat last moved (none where the game hides moves)."""
+
+    def finish(self) -> dict[str, JSON]:
+        """The game is over (or was abandoned): what the seat kept of it for the record."""
+
+
+class StrategyPlayer:
+    """A `Strategy` on this process with an RNG of its own, from the setup and the seat: the same record every time."""
+
+    def __init__(self, name: str, strategy: Strategy) -> None:
+        self.name, self.strategy = name, strategy
+
+    def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
+        self.game, self.seat = game, seat
+        self.rng = random.Random(f"{setup.id}|seat{seat}|{self.name}")
+        return None
+
+    def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Answer:
+        return Answer(_portable(self.strategy(self.game, observation, self.seat, self.rng)))
+
+    def finish(self) -> dict[str, JSON]:
+        return {}
+
+
 @dataclass(frozen=True)
 class GameRecord:
-    """One whole game: enough to replay it and to audit what each player was shown."""
+    """One whole game: enough to replay it and to audit what each player was shown and how each seat ended."""
 
     setup: Setup
     seats: tuple[str, ...]
-    moves: tuple[dict[str, JSON], ...]  # {"player", "move", "observation": digest, "ok", "issue"}
+    moves: tuple[dict[str, JSON], ...]  # {"player", "move", "observation": digest, "ok", "issue", "cpu_s", "wall_s"}
     final: State
     outcome: Outcome
-    failed: int | None  # the seat whose move was illegal, if one was
+    failed: int | None  # the seat whose illegal move or forfeit ended the game
+    statuses: tuple[str, ...]  # per seat: legal (played by the rules to the end), rule_violation, or its forfeit's status
+    details: tuple[str, ...]
+    kept: tuple[dict[str, JSON], ...]  # per seat: what it kept of the game (a program's output excerpts, a model's replies)
 
     def to_json(self) -> dict[str, JSON]:
         return {"id": self.setup.id, "game": self.setup.game, "level": self.setup.level, "seed": self.setup.seed,
                 "seats": list(self.seats), "moves": list(self.moves), "final": {k: v for k, v in self.final.items() if k != "env"},
-                "outcome": self.outcome.to_json(), "failed": self.failed}
+                "outcome": self.outcome.to_json(), "failed": self.failed, "statuses": list(self.statuses),
+                "details": list(self.details), "kept": list(self.kept)}
 
 
 def digest(value: JSON) -> str:
     return hashlib.sha256(dumps_canonical(value).encode()).hexdigest()[:16]
 
 
-def play(game: Game, setup: Setup, seats: Sequence[tuple[str, Strategy]]) -> GameRecord:
-    """Play `setup` to the end: each seat's strategy sees only its observation and has its own RNG.
+def player_view(game: Game, setup: Setup, seat: int) -> dict[str, JSON]:
+    """What a seat outside this process learns when a game begins: never the seed or the setup's id, from which it
+    could rebuild the hidden state."""
+    return {"game": game.name, "level": setup.level, "player": seat, "players": game.players,
+            "observation": game.observe(setup.state, seat)}
+
+
+def play(game: Game, setup: Setup, seats: Sequence[Player | tuple[str, Strategy]]) -> GameRecord:
+    """Play `setup` to the end, or until a seat makes an illegal move or forfeits (PuzzlePlex's failure rule: it loses,
+    or alone gets the game's worst score). Each seat sees only its observation; every seat is finished whatever happens.
+    A (name, strategy) pair plays as a `StrategyPlayer`.
 
     Raises:
         ConfigError: the number of seats is not the game's number of players.
     """
     if len(seats) != game.players:
         raise ConfigError(f"{game.name} is a {game.players}-player game: give {game.players} player(s), not {len(seats)}")
-    rngs = [random.Random(f"{setup.id}|seat{index}|{name}") for index, (name, _) in enumerate(seats)]
-    state, moves, failed = setup.state, [], None
+    players = [StrategyPlayer(*seat) if isinstance(seat, tuple) else seat for seat in seats]
+    so_far = _GameSoFar(setup.state, [LEGAL] * len(players), [""] * len(players))
+    try:
+        for seat, player in enumerate(players):
+            forfeit = player.begin(game, setup, seat)
+            if forfeit is not None:
+                so_far.fail(seat, forfeit.status, forfeit.detail)
+                break
+        if so_far.failed is None:
+            _play_turns(game, players, so_far)
+    finally:
+        kept = tuple(player.finish() for player in players)
+    return GameRecord(setup, tuple(player.name for player in players), tuple(so_far.moves), so_far.state,
+                      failed_outcome(game, so_far.state, so_far.failed), so_far.failed, tuple(so_far.statuses),
+                      tuple(so_far.details), kept)
+
+
+@dataclass
+class _GameSoFar:
+    state: State
+    statuses: list[str]
+    details: list[str]
+    moves: list[dict[str, JSON]] = field(default_factory=list)
+    failed: int | None = None
+
+    def fail(self, seat: int, status: str, detail: str) -> None:
+        self.failed, self.statuses[seat], self.details[seat] = seat, status, detail
+
+
+def _play_turns(game: Game, players: Sequence[Player], so_far: _GameSoFar) -> None:
+    """Ask the seat to move until the game ends or a seat fails."""
+    last_moved = [0] * len(players)  # per seat: how many moves were recorded when it last moved
     for _ in range(MAX_TURNS):
-        player = game.to_move(state)
-        if player is None:
-            break
-        observation = game.observe(state, player)
-        move = _portable(seats[player][1](game, observation, player, rngs[player]))
-        verdict = game.legal(state, player, move)
-        moves.append({"player": player, "move": move, "observation": digest(observation), "ok": verdict.ok,
-                      "issue": verdict.issues[0].to_json() if verdict.issues else None})
+        seat = game.to_move(so_far.state)
+        if seat is None:
+            return
+        observation = game.observe(so_far.state, seat)
+        since = so_far.moves[last_moved[seat]:] if game.moves_seen else []  # a hidden move stays hidden
+        last_moved[seat] = len(so_far.moves) + 1
+        answer = players[seat].move(observation, since)
+        entry: dict[str, JSON] = {"player": seat, "observation": digest(observation), "cpu_s": round(answer.cpu_s, 4),
+                                  "wall_s": round(answer.wall_s, 4)}
+        if answer.forfeit is not None:
+            so_far.moves.append({**entry, "move": None, "ok": False, "issue": None, "status": answer.forfeit.status,
+                                 "detail": answer.forfeit.detail})
+            so_far.fail(seat, answer.forfeit.status, answer.forfeit.detail)
+            return
+        move, verdict = (game.legal_json(so_far.state, seat, answer.text) if answer.text is not None
+                         else (answer.move, game.legal(so_far.state, seat, answer.move)))
+        so_far.moves.append({**entry, **kept_move(move), "ok": verdict.ok,
+                             "issue": verdict.issues[0].to_json() if verdict.issues else None})
         if not verdict.ok:
-            failed = player
-            break
-        state = game.apply(state, player, move)
-    else:
-        raise RuntimeError(f"{game.name}: no end after {MAX_TURNS} turns (an engine bug)")
-    return GameRecord(setup, tuple(name for name, _ in seats), tuple(moves), state, failed_outcome(game, state, failed), failed)
+            so_far.fail(seat, RULE_VIOLATION, str(verdict.issues[0].code))
+            return
+        so_far.state = game.apply(so_far.state, seat, move)
+    raise RuntimeError(f"{game.name}: no end after {MAX_TURNS} turns (an engine bug)")
+
+
+def kept_move(move: JSON) -> dict[str, JSON]:
+    """The move as a record keeps it: whole up to MOVE_KEPT characters of JSON; longer, its head (`move_head`), size
+    (`move_chars`) and SHA-256 (`move_sha256`), so a program cannot fill the store or a report with one move."""
+    try:
+        text = json.dumps(move, sort_keys=True)  # ASCII: a lone surrogate or a control character is written escaped
+    except (TypeError, ValueError, RecursionError):
+        return {"move": None}  # not JSON at all: the verdict says why
+    if len(text) <= MOVE_KEPT:
+        return {"move": move}
+    return {"move": None, "move_head": text[:MOVE_KEPT], "move_chars": len(text),
+            "move_sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
 def failed_outcome(game: Game, state: State, failed: int | None) -> Outcome:

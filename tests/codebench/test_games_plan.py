@@ -12,12 +12,11 @@ import pytest
 
 from codebench.analysis.games import build_games_report
 from codebench.errors import ConfigError
-from codebench.match import BuiltinSeat, Turn, play_match
 from codebench.run.plan import make_plan
 from codebench.run.spec import RunSpec, spec_from_options
 from codebench.types import GameRow
 from puzzles import UnknownPuzzleError
-from puzzles.games import Game, game_names, get_game
+from puzzles.games import Answer, Game, StrategyPlayer, game_names, get_game, play
 
 URL = "http://127.0.0.1:9/v1"
 
@@ -47,7 +46,8 @@ def test_matches_seat_every_entrant_both_ways_and_samples_k_against_k() -> None:
     spec = RunSpec(models=("a", "b"), mode="both", puzzles=(), games=("cardnim", "tidytower"), levels=(1,),
                    instances_per_level=2, samples=2)
     plan = make_plan(spec, URL)
-    strategies = [job for job in plan.samples if not job.instances]
+    strategies = plan.strategies
+    assert plan.samples == ()  # no puzzle: the strategy requests are jobs of their own
     assert len(strategies) == 2 * 2 * 2 and all("class Strategy" in job.prompt.text for job in strategies)
     assert len({match.key for match in plan.matches}) == len(plan.matches)
     cardnim = [m for m in plan.matches if m.game == "cardnim" and m.seed == 0]
@@ -65,7 +65,7 @@ def test_matches_seat_every_entrant_both_ways_and_samples_k_against_k() -> None:
     tower = [m for m in plan.matches if m.game == "tidytower" and m.seed == 1]
     assert sorted(m.entrants[0].label for m in tower) == sorted([*models, "ref", "random"])
     code = next(e for m in cardnim for e in m.entrants if e.mode == "code")
-    assert code.sample_key in {job.key for job in strategies}
+    assert code.strategy_key in {job.key for job in strategies}
 
 
 def test_fewer_opponents_fewer_matches_and_another_budget_another_key() -> None:
@@ -79,14 +79,14 @@ def test_fewer_opponents_fewer_matches_and_another_budget_another_key() -> None:
     assert not keys & no_history  # another ablation: other games, stored apart
 
 
-class Recorder(BuiltinSeat):
+class Recorder(StrategyPlayer):
     """The reference strategy, keeping what it is told each turn."""
 
     def __init__(self, game: Game) -> None:
         super().__init__("ref", game.strategies["ref"])
         self.told: list[list[dict[str, Any]]] = []
 
-    def move(self, observation: Any, since: list[dict[str, Any]]) -> Turn:
+    def move(self, observation: Any, since: list[dict[str, Any]]) -> Answer:
         self.told.append(since)
         return super().move(observation, since)
 
@@ -94,12 +94,12 @@ class Recorder(BuiltinSeat):
 def test_a_seat_is_told_the_moves_since_its_last_but_never_a_hidden_one() -> None:
     cardnim = get_game("cardnim")
     seats = [Recorder(cardnim), Recorder(cardnim)]
-    record = play_match(cardnim, cardnim.setup(1, 0), seats)
+    record = play(cardnim, cardnim.setup(1, 0), seats)
     assert seats[0].told[0] == [] and [entry["player"] for entry in seats[1].told[0]] == [0]
     assert all(len(told) == 1 for told in seats[0].told[1:]) and record.moves[0] == seats[1].told[0][0]
     hidden = get_game("beatorbombsto")  # each round's choices are simultaneous: the first stays hidden
     seats = [Recorder(hidden), Recorder(hidden)]
-    play_match(hidden, hidden.setup(1, 0), seats)
+    play(hidden, hidden.setup(1, 0), seats)
     assert all(told == [] for seat in seats for told in seat.told) and len(seats[1].told) > 1
 
 

@@ -20,8 +20,8 @@ LAYERS = {
     "puzzles": 0,
     "codebench.types": 1, "codebench.errors": 1, "codebench.keys": 1,
     "codebench.judge": 2, "codebench.records": 2, "codebench.selftest": 2, "codebench.oracles": 2, "codebench.model": 2,
-    "codebench.sandbox": 2, "codebench.modes": 2, "codebench.analysis": 2, "codebench.match": 2,
-    "codebench.run": 3,
+    "codebench.sandbox": 2, "codebench.modes": 2, "codebench.analysis": 2,
+    "codebench.run": 3, "codebench.games": 3,
     "codebench.cli": 4, "codebench.__main__": 4,
 }
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
@@ -83,6 +83,25 @@ def test_no_module_imports_a_higher_layer() -> None:
               for name, path in ALL for line, target in imports(name, path)
               if layer(target) is not None and layer(target) > layer(name)]  # type: ignore[operator]
     assert upward == []
+
+
+TURN_LOOP = {"play", "Player", "Answer", "Forfeit"}  # what playing a game needs of puzzles.games
+
+
+def test_games_are_played_in_the_games_package_alone_by_the_one_turn_loop() -> None:
+    """Seats, matches and the match stage live in codebench.games, and puzzles.games.play is the only turn loop: no other
+    codebench module takes the loop's names, and no module but puzzles' protocol asks a game whose move it is."""
+    takers = [f"{path.relative_to(ROOT)}:{node.lineno}" for name, path in ALL
+              if name.startswith("codebench") and not within(name, ("codebench.games",))
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.ImportFrom) and node.module == "puzzles.games"
+              and {alias.name for alias in node.names} & TURN_LOOP]
+    askers = [f"{path.relative_to(ROOT)}:{node.lineno}" for name, path in ALL if name != "puzzles.games._protocol"
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.Attribute) and node.attr == "to_move" and isinstance(node.ctx, ast.Load)
+              and not (isinstance(node.value, ast.Name) and node.value.id == "self")]
+    assert takers == [] and askers == []
+    assert layer("codebench.games.table") == layer("codebench.run.pipeline")
 
 
 def test_puzzles_imports_nothing_of_codebench() -> None:

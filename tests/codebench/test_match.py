@@ -10,11 +10,11 @@ import threading
 import pytest
 
 from codebench.errors import SandboxError
+from codebench.games.match import ProgramSeat, void
 from codebench.keys import program_key
-from codebench.match import BuiltinSeat, MatchRecord, ProgramSeat, play_match, player_view
 from codebench.sandbox._fake import FakeBackend
 from codebench.types import Facts, GameLimits, Program, ResultKind
-from puzzles.games import GAMES, get_game, play
+from puzzles.games import GAMES, GameRecord, StrategyPlayer, get_game, play, player_view
 
 CARDNIM = get_game("cardnim")
 PROGRAM = Program(program_key("strategy"), "strategy", "Strategy")
@@ -35,10 +35,10 @@ def greedy(source: str, setup: dict) -> object:
     return move
 
 
-def program_first(held: object, level: int = 1, seed: int = 0) -> MatchRecord:
+def program_first(held: object, level: int = 1, seed: int = 0) -> GameRecord:
     """The held program in seat 0 against the reference."""
-    seats = [ProgramSeat("p", held, GameLimits()), BuiltinSeat("ref", CARDNIM.reference_move)]
-    return play_match(CARDNIM, CARDNIM.setup(level, seed), seats)
+    seats = [ProgramSeat("p", held, GameLimits()), StrategyPlayer("ref", CARDNIM.reference_move)]
+    return play(CARDNIM, CARDNIM.setup(level, seed), seats)
 
 
 @pytest.mark.parametrize("game", [g for g in GAMES if g.players == 2][:4], ids=lambda g: g.name)
@@ -46,7 +46,7 @@ def test_builtin_seats_play_exactly_as_the_puzzle_library(game: object) -> None:
     for seed in range(3):
         setup = game.setup(1, seed)
         expected = play(game, setup, [("ref", game.reference_move), ("random", game.random_move)]).to_json()
-        record = play_match(game, setup, [BuiltinSeat("ref", game.reference_move), BuiltinSeat("random", game.random_move)])
+        record = play(game, setup, [StrategyPlayer("ref", game.reference_move), StrategyPlayer("random", game.random_move)])
         assert [(m["player"], m["move"], m["observation"]) for m in record.moves] == \
             [(m["player"], m["move"], m["observation"]) for m in expected["moves"]]
         assert list(record.outcome.scores) == expected["outcome"]["scores"] and record.statuses == ("legal", "legal")
@@ -65,7 +65,7 @@ def test_a_program_seat_plays_through_the_sandbox_and_sees_no_seed() -> None:
             record = program_first(held, 2, 3)
         finally:
             held.release()
-    assert record.statuses == ("legal", "legal") and not record.void and sum(record.outcome.scores) == 1.0
+    assert record.statuses == ("legal", "legal") and not void(record) and sum(record.outcome.scores) == 1.0
     assert set(seen[0]) == {"game", "level", "player", "players", "observation"}  # no id, no seed
     assert seen[0]["observation"] == player_view(CARDNIM, CARDNIM.setup(2, 3), 0)["observation"]
     assert all(move["cpu_s"] == 0.01 for move in record.moves if move["player"] == 0)
@@ -84,7 +84,7 @@ def test_a_failing_move_is_the_seats_loss_with_its_status(facts: Facts, status: 
     with FakeBackend(no_runs, player=lambda source, setup: lambda observation: facts) as sandbox:
         held = sandbox.reserve(PROGRAM)
         try:
-            record = play_match(CARDNIM, CARDNIM.setup(1, 0), [BuiltinSeat("ref", CARDNIM.reference_move),
+            record = play(CARDNIM, CARDNIM.setup(1, 0), [StrategyPlayer("ref", CARDNIM.reference_move),
                                                               ProgramSeat("p", held, GameLimits())])
         finally:
             held.release()
@@ -99,7 +99,7 @@ def test_a_broken_sandbox_voids_the_game() -> None:
             record = program_first(held)
         finally:
             held.release()
-    assert record.statuses[0] == "sandbox_error" and record.void
+    assert record.statuses[0] == "sandbox_error" and void(record)
 
 
 def test_a_program_that_did_not_load_loses_at_setup() -> None:

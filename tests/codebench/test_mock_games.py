@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from codebench.errors import SandboxUnavailableError
+from codebench.games.chat import MOVE_REMINDER, ChatOptions, ChatSeat, render_strategy_prompt
+from codebench.games.match import play_seated
 from codebench.keys import program_key
-from codebench.match import BuiltinSeat, play_match, play_seated, player_view
 from codebench.model import mock_games
 from codebench.model.client import ModelClient
 from codebench.model.mock_server import MockServer, start_mock_server
@@ -30,10 +31,9 @@ from codebench.model.presets import Endpoint
 from codebench.modes import FORMAT_RETRIES
 from codebench.modes._answer import last_answer
 from codebench.modes._extract import extract_program
-from codebench.modes.games import MOVE_REMINDER, ChatOptions, ChatSeat, render_strategy_prompt
 from codebench.sandbox import _guard, open_sandbox
 from codebench.types import GameLimits, Limits, Program, Sampling, Status
-from puzzles.games import GAMES, Game, get_game, play
+from puzzles.games import GAMES, Game, StrategyPlayer, get_game, play, player_view
 
 JSON_BLOCK = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 DRIVER = r"""
@@ -202,7 +202,7 @@ def test_the_oracle_program_plays_in_the_unsafe_local_sandbox(name: str) -> None
         pytest.skip(str(exc))
     with sandbox:
         record = play_seated(game, game.setup(1, 0), [("mock", Program(program_key(source), source, "Strategy")),
-                                                      BuiltinSeat("random", game.random_move)], sandbox, GameLimits())
+                                                      StrategyPlayer("random", game.random_move)], sandbox, GameLimits())
     expected = expected_record(game, 0, 0, with_own_rng(game))
     assert record.statuses == ("legal", "legal"), record.details
     assert [entry["move"] for entry in record.moves] == [entry["move"] for entry in expected.moves]
@@ -242,7 +242,7 @@ def first_turn(seat: ChatSeat, game: Game, player: int = 0) -> tuple[Any, Any, d
     if player == 1:
         move = game.reference_move(game, game.observe(state, 0), 0, random.Random(0))
         since, state = [{"player": 0, "move": move}], game.apply(state, 0, move)
-    seat.begin(game, player_view(game, setup, player))
+    seat.begin(game, setup, player)
     return seat.move(game.observe(state, player), since), state, seat.turns[-1]
 
 
@@ -250,7 +250,7 @@ def first_turn(seat: ChatSeat, game: Game, player: int = 0) -> tuple[Any, Any, d
 def test_instruction_mode_answers_the_first_turn_by_behaviour(game: Game, client: Any, loop: asyncio.AbstractEventLoop) -> None:
     turn, state, record = first_turn(seat_of(client, loop, "oracle"), game)
     [reply] = record["replies"]
-    assert turn.ended is None and JSON_BLOCK.findall(reply["text"])[-1] == turn.text
+    assert turn.forfeit is None and JSON_BLOCK.findall(reply["text"])[-1] == turn.text
     move, verdict = game.legal_json(state, 0, turn.text)
     assert verdict.ok and move == mock_games.reference_move(game, game.observe(state, 0), 0)
     if game.players == 2:  # the seat comes from the opening: player 1 answers for player 1
@@ -262,7 +262,7 @@ def test_instruction_mode_answers_the_first_turn_by_behaviour(game: Game, client
     first, second = record["replies"]
     assert last_answer(first["text"]) is None and game.legal_json(state, 0, turn.text) == (move, verdict)
     turn, state, record = first_turn(seat_of(client, loop, "syntax_error"), game)
-    assert turn.ended is not None and turn.ended.status == Status.NO_ANSWER
+    assert turn.forfeit is not None and turn.forfeit.status == Status.NO_ANSWER
     assert len(record["replies"]) == FORMAT_RETRIES + 1
     assert all("```json" not in reply["text"] and last_answer(reply["text"]) is None for reply in record["replies"])
 
@@ -276,9 +276,9 @@ def test_the_instruction_oracle_plays_whole_games_from_the_last_turn_shown(game:
 
     for seed in (0, 1) if game.players == 2 else (1,):  # alone, seed 1: ExclusivityProbes' seed 0 takes 189 probes
         seat = seed % game.players
-        seats: list[Any] = [BuiltinSeat("random", game.random_move) for _ in range(game.players)]
+        seats: list[Any] = [StrategyPlayer("random", game.random_move) for _ in range(game.players)]
         seats[seat] = seat_of(client, loop, "oracle")
-        record = play_match(game, game.setup(1, seed), seats)
+        record = play(game, game.setup(1, seed), seats)
         expected = expected_record(game, seed, seat, mock)
         assert set(record.statuses) == {"legal"} and record.failed is None, record.details
         assert [entry["move"] for entry in record.moves] == [entry["move"] for entry in expected.moves]
@@ -287,8 +287,8 @@ def test_the_instruction_oracle_plays_whole_games_from_the_last_turn_shown(game:
 
 def test_without_history_and_with_the_legal_hint_the_oracle_still_plays(client: Any, loop: asyncio.AbstractEventLoop) -> None:
     game = get_game("largertarget")
-    record = play_match(game, game.setup(2, 0), [seat_of(client, loop, "oracle", ChatOptions(history=False, legal_hint=True)),
-                                                 BuiltinSeat("random", game.random_move)])
+    record = play(game, game.setup(2, 0), [seat_of(client, loop, "oracle", ChatOptions(history=False, legal_hint=True)),
+                                                 StrategyPlayer("random", game.random_move)])
     assert record.statuses == ("legal", "legal") and len(record.moves) > 4
 
 
@@ -307,7 +307,7 @@ def conversation(game: Game, player: int = 0, reminded: bool = False) -> list[di
     """The opening and first turn as ChatSeat sends them (built without a model), then a retry if `reminded`."""
     seat = ChatSeat("mock", None, Sampling(0.0, None, 0), ChatOptions(), None, threading.Event())  # type: ignore[arg-type]
     setup = game.setup(1, 0)
-    seat.begin(game, player_view(game, setup, player))
+    seat.begin(game, setup, player)
     messages = [*seat.opening, seat._turn_message(game.observe(setup.state, player), [])]
     return [*messages, {"role": "assistant", "content": "Thinking."}, {"role": "user", "content": MOVE_REMINDER}] if reminded \
         else messages

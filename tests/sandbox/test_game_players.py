@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
+from codebench.games.match import ProgramSeat, void
 from codebench.keys import program_key
-from codebench.match import BuiltinSeat, MatchRecord, ProgramSeat, play_match
 from codebench.sandbox import SandboxBackend, get_backend
 from codebench.sandbox._docker import LABEL, connect, owner_label
 from codebench.types import GameLimits, Limits, Program
-from puzzles.games import get_game
+from puzzles.games import GameRecord, StrategyPlayer, get_game, play
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
 BUDGETS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
@@ -48,11 +48,11 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxBackend]:
 
 
 def against_reference(sandbox: SandboxBackend, source: str, seed: int = 0, level: int = 2, seat: int = 0,
-                      budgets: GameLimits = BUDGETS) -> MatchRecord:
+                      budgets: GameLimits = BUDGETS) -> GameRecord:
     held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
     try:
-        seats = [ProgramSeat("program", held, budgets), BuiltinSeat("ref", CARDNIM.reference_move)]
-        return play_match(CARDNIM, CARDNIM.setup(level, seed), seats if seat == 0 else seats[::-1])
+        seats = [ProgramSeat("program", held, budgets), StrategyPlayer("ref", CARDNIM.reference_move)]
+        return play(CARDNIM, CARDNIM.setup(level, seed), seats if seat == 0 else seats[::-1])
     finally:
         held.release()
 
@@ -85,7 +85,7 @@ def test_a_failing_move_ends_the_game_as_a_loss_with_its_status(sandbox: Sandbox
     record = against_reference(sandbox, strategy(misbehave))
     assert (record.statuses, record.details) == ((status, "legal"), (detail, "")), record
     assert record.failed == 0 and record.outcome.results == ("loss", "win") and record.outcome.scores == (0.0, 1.0)
-    assert [move["player"] for move in record.moves] == [0] and not record.void
+    assert [move["player"] for move in record.moves] == [0] and not void(record)
 
 
 SLOW_RUBIES = """
@@ -108,7 +108,7 @@ def test_the_games_cpu_budget_is_a_timeout_of_its_own(sandbox: SandboxBackend) -
     rubies = get_game("rubyrisks")
     held = sandbox.reserve(Program(program_key(SLOW_RUBIES), SLOW_RUBIES, "Strategy"))
     try:
-        record = play_match(rubies, rubies.setup(3, 0), [ProgramSeat("program", held, GameLimits(1.2, 1, 5))])
+        record = play(rubies, rubies.setup(3, 0), [ProgramSeat("program", held, GameLimits(1.2, 1, 5))])
     finally:
         held.release()
     assert (record.statuses, record.details, record.outcome.scores) == (("timeout",), ("game_cpu_limit",), (0.0,)), record
@@ -180,7 +180,7 @@ def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_st
     program = Program(program_key(SNOOP), SNOOP, "Strategy")
     first, second = sandbox.reserve(program), sandbox.reserve(program)
     try:
-        record = play_match(CARDNIM, CARDNIM.setup(2, 1), [ProgramSeat("a", first, BUDGETS), ProgramSeat("b", second, BUDGETS)])
+        record = play(CARDNIM, CARDNIM.setup(2, 1), [ProgramSeat("a", first, BUDGETS), ProgramSeat("b", second, BUDGETS)])
     finally:
         first.release()
         second.release()

@@ -1,11 +1,12 @@
 """The match stage: every planned game played once, its whole record stored; a re-run plays only what is missing.
 
-A game waits for the programs of its code-mode entrants (their samples come through the pipeline like any other),
-then plays in a thread of the stage's own pool (`match.play_seated`): built-in strategies on the host, programs each
-in a sandbox worker held for the game, models in a conversation on the run's event loop (`ChatSeat`). A game with
+A game waits for the programs of its code-mode entrants (their strategy requests come through the pipeline), then
+plays in a thread of the stage's own pool (`match.play_seated`): built-in strategies on the host, programs each in a
+sandbox worker held for the game, models in a conversation on the run's event loop (`ChatSeat`). A game with
 program players first takes that many of the sandbox's seats at once, so two games never hold one worker each while
-waiting for a second. A game the sandbox or the endpoint broke is stored void and played again on resume; an
-interrupted game is not stored at all. Imports the games, the seats, the store and the shared types.
+waiting for a second. A game the sandbox or the endpoint broke is stored void and played again on resume, up to
+`MAX_ATTEMPTS` plays in all: then it stays void (the report says so), so a run always ends. An interrupted game is not
+stored at all.
 """
 
 from __future__ import annotations
@@ -16,20 +17,31 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from puzzles.games import get_game
+from puzzles.games import Player, StrategyPlayer, get_game
 
 from ..errors import ConfigError
-from ..match import BuiltinSeat, ForfeitSeat, MatchRecord, Seat, play_seated
 from ..modes import ChatModel
-from ..modes.games import STRATEGY_ENTRY, ChatSeat
+from ..run.store import PlannedMatch, Store
 from ..sandbox import SandboxBackend
 from ..types import GameLimits, Outcome, Program, Sample, Status
-from .plan import Entrant, MatchJob
-from .store import PlannedMatch, Store, game_usage
+from .chat import STRATEGY_ENTRY, ChatSeat
+from .match import ForfeitSeat, MatchRecord, SeatEntry, play_seated
+from .plan import BuiltinEntrant, ChatEntrant, Entrant, MatchJob, ProgramEntrant
+
+MAX_ATTEMPTS = 3  # plays of a game the sandbox or the endpoint keeps voiding, over every resume
+
+
+def game_versions(names: tuple[str, ...]) -> dict[str, int]:
+    """Each game's engine version, for a run's provenance."""
+    return {name: get_game(name).version for name in names}
 
 
 def planned(job: MatchJob) -> PlannedMatch:
     return PlannedMatch(job.key, job.game, job.level, job.seed, job.players)
+
+
+def entry(entrant: Entrant) -> SeatEntry:
+    return SeatEntry(entrant.player, entrant.model, entrant.mode, entrant.sample)
 
 
 class Table:
@@ -63,11 +75,11 @@ class Table:
         Raises:
             ConfigError: a game between two programs on a sandbox of one worker.
         """
-        most = max((sum(entrant.mode == "code" for entrant in job.entrants) for job in jobs), default=0)
+        most = max((sum(isinstance(entrant, ProgramEntrant) for entrant in job.entrants) for job in jobs), default=0)
         if most > self.free:
             raise ConfigError(f"games between {most} programs need {most} sandbox workers at once; this sandbox has "
                               f"{self.free}: give --workers {most} or more")
-        played = self.store.matches_played(job.key for job in jobs)
+        played = self.store.matches_settled((job.key for job in jobs), MAX_ATTEMPTS)
         for job in jobs:
             if job.key in played:
                 self.on_played(cached=True, void=False)
@@ -87,26 +99,24 @@ class Table:
             if not self.admit():
                 return
             async with self._seats(programs):
-                record, reference = await self.loop.run_in_executor(self.pool, self._game, job, players)
-        game = get_game(job.game)
-        stored = {**record.to_json(), "players": list(job.players), "reference": reference, "higher_is_better": game.higher_is_better}
-        self.store.add_match(planned(job), stored, record.void)
+                record = await self.loop.run_in_executor(self.pool, self._game, job, players)
+        self.store.add_match(planned(job), record.to_json(), record.void)
         self.on_played(cached=False, void=record.void,  # a void game's tokens leave with it, as the store's usage does
-                       usage=() if record.void else game_usage(job.game, job.players, stored))
+                       usage=() if record.void else [usage for usage in record.usage() if usage])
 
-    def _game(self, job: MatchJob, players: list[Seat | tuple[str, Program]]) -> tuple[MatchRecord, float | None]:
-        """The game played, and its one-player score's absolute reference."""
+    def _game(self, job: MatchJob, players: list[Player | tuple[str, Program]]) -> MatchRecord:
+        """The game played, with who sat where and its one-player score's absolute reference."""
         game = get_game(job.game)
         setup = game.setup(job.level, job.seed)
-        return play_seated(game, setup, players, self.sandbox, self.budgets), game.reference_score(setup)
+        return MatchRecord(play_seated(game, setup, players, self.sandbox, self.budgets),
+                           tuple(entry(entrant) for entrant in job.entrants), game.reference_score(setup), game.higher_is_better)
 
-    async def _player(self, entrant: Entrant, job: MatchJob) -> Seat | tuple[str, Program]:
-        if not entrant.mode:
-            return BuiltinSeat(entrant.label, get_game(job.game).strategies[entrant.name])
-        if entrant.mode == "instruction":
-            assert entrant.sampling is not None and entrant.options is not None
-            return ChatSeat(entrant.label, self.clients[entrant.name], entrant.sampling, entrant.options, self.loop, self.stop)
-        sample = await self._sample(entrant.sample_key)
+    async def _player(self, entrant: Entrant, job: MatchJob) -> Player | tuple[str, Program]:
+        if isinstance(entrant, BuiltinEntrant):
+            return StrategyPlayer(entrant.label, get_game(job.game).strategies[entrant.name])
+        if isinstance(entrant, ChatEntrant):
+            return ChatSeat(entrant.label, self.clients[entrant.model], entrant.sampling, entrant.options, self.loop, self.stop)
+        sample = await self._sample(entrant.strategy_key)
         program = sample.reading.program
         if program is None:  # no usable program: the seat loses with the reading's status (an API error voids the game)
             return ForfeitSeat(entrant.label, Outcome(sample.reading.status or Status.NO_CODE, sample.reading.detail))

@@ -1,8 +1,8 @@
-"""The modes when the puzzle is a game: code mode's strategy prompt, and instruction mode's seat at the table.
+"""The model's side of a game: code mode's strategy prompt, and instruction mode's seat at the table.
 
 Code mode asks once per (model, game, sample) for a program defining `class Strategy` (`templates/games/strategy.md.j2`:
-the rules, the API, the move schema, an example observation with a legal move, the budgets); `CodeMode.ask` reads it
-like any program and the match stage seats it in a sandbox. Instruction mode is the game itself: a `ChatSeat` holds
+the rules, the API, the move schema, an example observation with a legal move, the budgets); `ask_strategy` reads it
+as code mode reads any program and the match stage seats it in a sandbox. Instruction mode is the game itself: a `ChatSeat` holds
 one conversation per game, the rules once (`opening.md.j2`), then each turn the opponent's moves and the new
 observation (`turn.md.j2`), with PuzzlePlex's options: the whole history (default) or, `history=False`, only the
 rules and the current turn; up to `format_retries` corrective follow-ups when no move can be read; the legal moves
@@ -21,13 +21,13 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from puzzles.games import Game
+from puzzles.games import Answer, Forfeit, Game, Setup
 
-from ..match import Turn
-from ..types import Completion, GameLimits, Limits, Outcome, Prompt, Sampling, Status
-from . import FORMAT_RETRIES, ChatModel
-from ._answer import last_answer
-from ._templates import compact_json, template
+from ..modes import FORMAT_RETRIES, ChatModel, Reply
+from ..modes._answer import last_answer
+from ..modes._templates import compact_json, template
+from ..modes.code import ask_program
+from ..types import Completion, GameLimits, Limits, Prompt, Sampling, Status
 
 STRATEGY_ENTRY = "Strategy"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
@@ -36,6 +36,11 @@ IMAGE_FIELD = "image"  # where an M variant's observation carries its board pict
 MOVE_REMINDER = ("I could not find your move: your reply must end with one JSON object in a ```json code block that "
                  "follows the move schema. Reply again, ending with that block.")
 WAIT_S = 0.25  # how often a seat waiting for the model checks whether the run is stopping
+
+
+async def ask_strategy(prompt: Prompt, sampling: Sampling, model: ChatModel) -> Reply:
+    """Code mode's request for a game: the reply's program must define `class Strategy`."""
+    return await ask_program(prompt, sampling, model, STRATEGY_ENTRY)
 
 
 def render_strategy_prompt(game: Game, budgets: GameLimits, limits: Limits) -> Prompt:
@@ -69,18 +74,18 @@ class ChatOptions:
 
 
 class ChatSeat:
-    """A model playing turn by turn in one conversation (a `match.Seat`; called from a match thread).
+    """A model playing turn by turn in one conversation (a `puzzles.games.Player`; called from a match thread).
 
     `stop` is set when the run ends early: a seat waiting for the model then gives up (raises CancelledError).
     """
 
-    def __init__(self, label: str, model: ChatModel, sampling: Sampling, options: ChatOptions,
+    def __init__(self, name: str, model: ChatModel, sampling: Sampling, options: ChatOptions,
                  loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
-        self.label, self.model, self.sampling, self.options = label, model, sampling, options
+        self.name, self.model, self.sampling, self.options = name, model, sampling, options
         self.loop, self.stop = loop, stop
 
-    def begin(self, game: Game, view: dict[str, Any]) -> Outcome | None:
-        self.game, self.player, self.turns = game, view["player"], []
+    def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
+        self.game, self.player, self.turns = game, seat, []
         context = {"name": game.name, "title": game.title, "players": game.players, "player": self.player, "mode": "instruction",
                    "levels": {level: dict(params) for level, params in game.levels.items()},
                    "move_schema": compact_json(game.move_schema)}
@@ -89,7 +94,7 @@ class ChatSeat:
         self.history: list[dict[str, Any]] = []  # the turns so far: their messages and the replies
         return None
 
-    def move(self, observation: Any, since: list[dict[str, Any]]) -> Turn:
+    def move(self, observation: Any, since: list[dict[str, Any]]) -> Answer:
         """The model's move as JSON text (the engine judges it), or the outcome that ends the game for this seat."""
         message = self._turn_message(observation, since)
         messages = [*self.opening, *(self.history if self.options.history else []), message]
@@ -99,17 +104,17 @@ class ChatSeat:
             replies.append(_reply_record(completion))
             if completion.error is not None:
                 self.turns.append({"replies": replies})
-                return Turn(ended=Outcome(Status.API_ERROR, completion.error), wall_s=_latency(replies))
+                return Answer(forfeit=Forfeit(str(Status.API_ERROR), completion.error), wall_s=_latency(replies))
             answer = last_answer(completion.text)
             if answer is not None:
                 self.history += [message, {"role": "assistant", "content": completion.text}]
                 self.turns.append({"replies": replies})
-                return Turn(text=answer, wall_s=_latency(replies))
+                return Answer(text=answer, wall_s=_latency(replies))
             messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": MOVE_REMINDER}]
         self.turns.append({"replies": replies})
         cut = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
-        return Turn(ended=Outcome(Status.NO_ANSWER, f"no move could be read after {self.options.format_retries} format "
-                                                    f"retries{cut}"), wall_s=_latency(replies))
+        return Answer(forfeit=Forfeit(str(Status.NO_ANSWER), f"no move could be read after {self.options.format_retries} "
+                                                             f"format retries{cut}"), wall_s=_latency(replies))
 
     def finish(self) -> dict[str, Any]:
         tokens = [reply.get("completion_tokens") or 0 for turn in self.turns for reply in turn["replies"]]
