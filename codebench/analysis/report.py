@@ -89,7 +89,7 @@ class RunScope:
 
     run: str  # the run directory, as the user named it
     planned: tuple[PlannedCell, ...]
-    games_void: int = 0  # stored void: the sandbox or the endpoint broke them (played again on a resume)
+    games_void: int = 0  # stored void: the sandbox or the endpoint broke them (played again on a resume, a bounded number of times)
     games_missing: int = 0  # planned, never stored (interrupted, or held by a budget)
 
 

@@ -201,6 +201,8 @@ class RunDisplay:
         self.games = self.bars.add_task("games", total=None, note="", visible=tracker.games_total > 0)
 
     def render(self) -> Group:
+        from ..games.table import MAX_ATTEMPTS  # the run has imported it already
+
         t = self.tracker
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
                          note=f"{t.samples_cached} reused from the store, {t.tokens} tokens"
@@ -209,7 +211,7 @@ class RunDisplay:
                          note=f"{t.executions_cached} reused from the store")
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
                          note=f"{t.games_cached} reused from the store"
-                              + (f", {t.games_void} void (played again on resume)" if t.games_void else "")
+                              + (f", {t.games_void} void (played again on resume, {MAX_ATTEMPTS} times at most)" if t.games_void else "")
                               + (f", {t.games_held} held by the budget" if t.games_held else ""),
                          visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))

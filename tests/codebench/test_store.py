@@ -19,7 +19,7 @@ from codebench.errors import SchemaVersionError
 from codebench.run.spec import RunSpec
 from codebench.run.store import SCHEMA_VERSION, Store
 from codebench.sandbox._fake import FakeBackend
-from codebench.types import Completion, Limits, Outcome, Program, Reading, Sample, Sampling, Status
+from codebench.types import Completion, Limits, Outcome, Program, Reading, Sample, SampleUsage, Sampling, Status
 
 from .cli import run_cli
 from .fakes import FakeChat, Simulated, run_plan
@@ -127,3 +127,32 @@ def test_a_newer_schema_is_refused_with_what_to_do(tmp_path: Path, capsys: pytes
         Store(folder / "run.sqlite")
     code, _, err = run_cli(capsys, "report", str(folder))
     assert code == 2 and err.startswith("error:") and "newer codebench" in err
+
+
+def test_a_schema_5_games_store_keeps_its_instruction_seats_tokens_and_counts_each_game_played_once(tmp_path: Path) -> None:
+    """Version 6 records who sat in each seat and its tokens in each match record; a version 5 record had only the
+    players' names, read once by the migration (in place for a writer, in memory for a reader)."""
+    from codebench.run.store import PlannedMatch, StoredPlan
+
+    path = tmp_path / "run.sqlite"
+    planned = PlannedMatch("k", "cardnim", 1, 0, ("a (instruction)", "ref"))
+    replies = [{"prompt_tokens": 10, "completion_tokens": 5, "reasoning_tokens": 2}, {"prompt_tokens": 12, "completion_tokens": 3}]
+    record = {"seats": ["a (instruction) #1", "ref"], "kept": [{"turns": [{"replies": replies}]}, {}], "moves": [],
+              "statuses": ["legal", "legal"], "outcome": {"scores": [1.0, 0.0], "results": ["win", "loss"]}}
+    store = Store(path)
+    store.record_plan(StoredPlan({}, Limits(), (), {}, (planned,)), [], {})
+    store.add_match(planned, record, False)
+    store.close()
+    with sqlite3.connect(path) as db:  # back to version 5: no attempts column, no entries or usage in the record
+        db.execute("ALTER TABLE matches DROP COLUMN attempts")
+        db.execute("PRAGMA user_version = 5")
+    expected = [SampleUsage("a", "instruction", "cardnim", 22, 8, 2, 2)]
+    reader = Store.for_reading(path)
+    assert reader.usage() == expected and reader.matches_settled(["k"], 3) == {"k"}
+    reader.close()
+    writer = Store(path)
+    assert writer.usage() == expected and writer.game_rows()[0].record["entries"][0] == {
+        "player": "a (instruction)", "model": "a", "mode": "instruction", "sample": 1}
+    writer.add_match(planned, {**record, "usage": [None, None]}, True)  # played again, void this time
+    assert writer.unplayed_games() == (1, 0) and writer.matches_settled(["k"], 2) == {"k"} and writer.matches_settled(["k"], 3) == set()
+    writer.close()
