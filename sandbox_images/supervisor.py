@@ -27,6 +27,7 @@ import fcntl
 import gc
 import itertools
 import json
+import math
 import os
 import resource
 import selectors
@@ -50,6 +51,7 @@ _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: every child calls prct
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
 REQUEST_FD = 4  # a player child reads its observations here, one length-prefixed frame each
+CORES = len(os.sched_getaffinity(0))  # how many CPU seconds the program can burn per second of wall time
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
 SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
 MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as ASCII) is smaller; a larger one was forged
@@ -105,8 +107,10 @@ class Player:
 
     TICK = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, pid: int, fds: dict, request: int, game: dict) -> None:
+    def __init__(self, pid: int, fds: dict, request: int, game: dict, base: float | None, ooms: int) -> None:
         self.pid, self.fds, self.request, self.game = pid, fds, request, game
+        self.base = base  # the solver's CPU counted in the cgroup before the fork (None: no cgroup)
+        self.ooms = ooms  # the cgroup's memory kills before the fork: any more by its stop were of its processes
         self.pidfd = os.pidfd_open(pid)
         self.captures = {"stdout": Capture(), "stderr": Capture()}
         self.result = bytearray()
@@ -135,6 +139,33 @@ class Player:
             return 0.0
 
 
+class Reserve:
+    """Memory held back for our own clean-up in the cgroup we share with the program: a memfd's pages, charged to the
+    cgroup and mapped by no process (so they weigh in no OOM score). Released just before we fork to kill the program's
+    processes or reset its slate, taken again once the slate is proven clean. A program that fills the worker with what
+    outlives its processes (tmpfs and shared memory files, System V segments, inodes) is killed by the kernel when the
+    worker is full, and then leaves about 2 MiB (its own pages); a clean-up fork needs about 1.5 MiB, so without the
+    reserve the kernel could have to choose between that fork and us. SIZE is a tenth of the 96 MiB a worker adds to
+    the program's memory limit for us (we use about 22 MiB of it)."""
+
+    SIZE = 16 << 20
+
+    def __init__(self) -> None:
+        self.fd = os.memfd_create("codebench-reserve", os.MFD_CLOEXEC)
+        self.held = False
+        self.take()
+
+    def take(self) -> None:
+        if not self.held:
+            os.posix_fallocate(self.fd, 0, self.SIZE)
+            self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            os.ftruncate(self.fd, 0)
+            self.held = False
+
+
 class Supervisor:
     """Runs one program's instances, or plays its strategy in games; `solver` is the (uid, gid) children drop to."""
 
@@ -147,6 +178,7 @@ class Supervisor:
         self.entry = "solve"
         self.limits: dict = {}
         self.player: Player | None = None
+        self.reserve = Reserve()
 
     # -- requests ------------------------------------------------------------------------------
     def load(self, request: dict) -> tuple[dict, bytes | memoryview]:
@@ -170,12 +202,14 @@ class Supervisor:
     # -- a game: one long-lived player child ---------------------------------------------------
     def start(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """Fork the game's player: it imports the program and builds `Strategy(setup)`, then answers one observation
-        per `act`. Its CPU rlimit is the game's budget; each move's CPU and wall time are measured and capped here."""
+        per `act`. Its game CPU is the cgroup's count from the fork on (`player_cpu`), its CPU rlimit (whole seconds)
+        only a backstop; each move's CPU and wall time are measured and capped here."""
         if self.code is None:
             return {"error": "no program loaded"}, b""
         self.end_player()
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
         game = request["game"]  # game_cpu_s, move_cpu_s, move_wall_s
+        base, ooms = self.solver_cpu(), self.oom_kills()
         pid = os.fork()
         if pid == 0:
             self.player_child(json.dumps(request["setup"]).encode(), pipes, game)
@@ -184,11 +218,13 @@ class Supervisor:
         fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
         for fd in (*fds.values(), pipes["request"][1]):
             os.set_blocking(fd, False)
-        self.player = Player(pid, fds, pipes["request"][1], game)
+        self.player = Player(pid, fds, pipes["request"][1], game, base, ooms)
         return self.exchange(b"")
 
     def act(self, request: dict) -> tuple[dict, bytes | memoryview]:
-        if self.player is None or self.player.status is not None:
+        """The player's next move; a player already stopped (it exited as it answered) gives what it wrote before, then
+        its exit: its own failure, never ours."""
+        if self.player is None:
             return {"error": "no player in a game"}, b""
         return self.exchange(json.dumps(request["observation"]).encode())
 
@@ -201,11 +237,12 @@ class Supervisor:
 
     def exchange(self, payload: bytes) -> tuple[dict, bytes | memoryview]:
         """Send the player one frame (none at start) and watch it until it answers one frame, exits or breaks a budget.
-        The facts are this move's: its CPU (the player's, or the cgroup's when that is more), wall time, the game's
-        CPU so far; a player that stopped also gets its exit status."""
+        The facts are this move's: its CPU and wall time, and the game's CPU so far (`player_cpu`: what the player burnt
+        between moves counts, and a player already over the game's budget gets no next move); a player that stopped also
+        gets its exit status."""
         player, limits = self.player, self.player.game
         pending = HEADER.pack(len(payload)) + payload if payload else b""
-        started, cpu_before, proc_before = time.monotonic(), self.cgroup_cpu(), player.cpu()
+        started, before = time.monotonic(), self.player_cpu(player)
         selector = selectors.DefaultSelector()
         for name, fd in player.fds.items():
             if name not in player.closed:
@@ -213,19 +250,17 @@ class Supervisor:
         selector.register(player.pidfd, selectors.EVENT_READ, "exit")
         if pending:
             selector.register(player.request, selectors.EVENT_WRITE, "request")
-        frame = killed = None
-        exited = False
-
-        def spent() -> float:
-            group = self.cgroup_cpu()
-            return max(player.cpu() - proc_before, group - cpu_before if group is not None and cpu_before is not None else 0.0)
-
+        frame = None
+        killed = "game_cpu_limit" if before > limits["game_cpu_s"] else None
+        exited = player.status is not None
+        game_cpu = before
         while frame is None and killed is None and not exited:
             remaining = started + limits["move_wall_s"] - time.monotonic()
             if remaining <= 0:
                 killed = "wall_limit"
                 break
-            for key, _ in selector.select(min(remaining, 0.1)):
+            left = min(limits["move_cpu_s"] - (game_cpu - before), limits["game_cpu_s"] - game_cpu)
+            for key, _ in selector.select(min(remaining, 0.1, max(0.005, left / CORES))):  # sooner as a budget nears
                 if key.data == "exit":
                     exited = True
                 elif key.data == "request":
@@ -233,7 +268,7 @@ class Supervisor:
                         pending = pending[os.write(player.request, pending):]
                     except BlockingIOError:
                         continue
-                    except BrokenPipeError:  # it stopped reading: it has exited, or will be stopped by the budgets
+                    except BrokenPipeError:  # it stopped reading (SIGPIPE is ignored): it has exited, or the budgets stop it
                         pending = b""
                     if not pending:
                         selector.unregister(player.request)
@@ -245,10 +280,10 @@ class Supervisor:
                     elif data:
                         killed = self.take(key.data, data, player.captures, player.result) or killed
             frame = player.frame()
-            move_cpu = spent()
-            if move_cpu > limits["move_cpu_s"]:
+            game_cpu = self.player_cpu(player)
+            if game_cpu - before > limits["move_cpu_s"]:
                 killed = killed or "cpu_limit"
-            elif player.game_cpu + move_cpu > limits["game_cpu_s"]:
+            elif game_cpu > limits["game_cpu_s"]:
                 killed = killed or "game_cpu_limit"
         selector.close()
         if frame is None:  # it exited or was stopped: what it wrote before still counts
@@ -256,24 +291,25 @@ class Supervisor:
                 while name not in player.closed and (data := _read(fd)):
                     self.take(name, data, player.captures, player.result)
             frame = player.frame()
-        move_cpu = spent()
-        player.game_cpu += move_cpu
+        game_cpu = self.player_cpu(player)
         header, body = parse_result(frame, self.limits["answer_bytes"]) if frame is not None else ({"kind": "none"}, b"")
-        facts = {"result": header, "killed": killed, "cpu_s": round(move_cpu, 4), "game_cpu_s": round(player.game_cpu, 4),
+        facts = {"result": header, "killed": killed, "cpu_s": round(game_cpu - before, 4), "game_cpu_s": round(game_cpu, 4),
                  "wall_s": round(time.monotonic() - started, 4)}
         if killed or exited or header["kind"] not in ("ready", "answer"):  # the player is done: the game ends for it
             facts.update(self.stop_player())
         return {"facts": facts}, body
 
     def stop_player(self) -> dict:
-        """Kill the player and all it started; its exit status (kept for the next call)."""
+        """Kill the player and all it started; its exit status and whether the kernel killed any of its processes for
+        memory (read before our kill), kept for the next call."""
         player = self.player
         if player.status is None:
+            oom = self.oom_kills() > player.ooms
             self.kill_solver()
             _, status, usage = os.wait4(player.pid, 0)
             player.status = {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                              "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                             "peak_mib": round(usage.ru_maxrss / 1024, 1)}
+                             "peak_mib": round(usage.ru_maxrss / 1024, 1), "oom": oom}
         return dict(player.status)
 
     def end_player(self) -> dict:
@@ -281,6 +317,7 @@ class Supervisor:
         player = self.player
         if player is None:
             return {}
+        self.player_cpu(player)  # the game's CPU to its end (what it left running included), counted before our kill
         facts = self.stop_player()
         for name, fd in player.fds.items():
             while name not in player.closed and (data := _read(fd)):
@@ -296,7 +333,9 @@ class Supervisor:
 
     def player_child(self, setup: bytes, pipes: dict, game: dict) -> None:
         """In the forked child: become the solver, build the strategy, then answer observations. Never returns."""
-        self.enter(pipes, max(1, int(game["game_cpu_s"])))
+        # only a backstop, well above the budget: the kernel's tick-sampled CPU, which RLIMIT_CPU counts in whole seconds,
+        # ran up to 13% ahead of the exact count the budget binds (`player_cpu`) for a syscall-heavy loop on a busy machine
+        self.enter(pipes, math.ceil(1.5 * game["game_cpu_s"]) + 1)
         sys.stdout = stdout = open(1, "w", closefd=False)
         sys.stderr = stderr = open(2, "w", closefd=False)
         result, requests = open(RESULT_FD, "wb", closefd=False), open(REQUEST_FD, "rb", closefd=False)
@@ -502,6 +541,7 @@ class Supervisor:
 
     # -- cleaning ------------------------------------------------------------------------------
     def kill_solver(self) -> None:
+        self.reserve.release()
         if self.solver is None:
             _kill_descendants()
         else:
@@ -513,7 +553,9 @@ class Supervisor:
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
         left = count()
         if left == 0 and self.slate_is_clean():
+            self.reserve.take()
             return {"leftovers": 0, "survivors": 0, "clean": True}  # the common case costs no extra fork
+        self.reserve.release()
         if self.solver is None:
             _kill_descendants()
             _empty(self.wipe)
@@ -521,16 +563,19 @@ class Supervisor:
             _as_solver(self.solver, self.reset_as_solver)
         _reap_orphans()
         survivors = count()
-        return {"leftovers": left, "survivors": survivors, "clean": survivors == 0 and self.slate_is_clean()}
+        clean = survivors == 0 and self.slate_is_clean()
+        if clean:
+            self.reserve.take()
+        return {"leftovers": left, "survivors": survivors, "clean": clean}
 
     def slate_is_clean(self) -> bool:
         """True when the wiped folder holds nothing but an empty scratch folder and, with a solver uid, no
         shared memory, message queue or System V IPC object is left (anything unreadable counts as dirty)."""
         try:
-            inside = os.listdir(self.wipe)
-            files = (inside == [] or inside == [os.path.basename(self.scratch)]) and os.listdir(self.scratch) == []
+            inside = _first_names(self.wipe, 2)
+            files = (inside == [] or inside == [os.path.basename(self.scratch)]) and _first_names(self.scratch, 1) == []
             shared = [] if self.solver is None else [name for folder in SHARED_DIRS if os.path.isdir(folder)
-                                                     for name in os.listdir(folder)]
+                                                     for name in _first_names(folder, 1)]
         except OSError:
             return False
         return files and not shared and (self.solver is None or not any(_ipc_ids(kind, self.solver[0]) for kind in IPC_KINDS))
@@ -552,6 +597,24 @@ class Supervisor:
             except (OSError, TypeError):
                 continue
         return 0
+
+    def player_cpu(self, player: Player) -> float:
+        """The game's CPU so far: the solver CPU the cgroup counted since the player's fork, so every process it started
+        counts, between moves and after exiting too (without a cgroup: the player's own and its reaped children's).
+        Frozen once the player is stopped: our kill's CPU is not its."""
+        if player.status is None:
+            counted = self.solver_cpu()
+            spent = counted - player.base if counted is not None and player.base is not None else player.cpu()
+            player.game_cpu = max(player.game_cpu, spent)
+        return player.game_cpu
+
+    def solver_cpu(self) -> float | None:
+        """The cgroup's CPU seconds less this supervisor's own (it shares the cgroup): what the solver burnt."""
+        group = self.cgroup_cpu()
+        if group is None:
+            return None
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return group - own.ru_utime - own.ru_stime
 
     def cgroup_cpu(self) -> float | None:
         if self.cgroup is None:
@@ -650,10 +713,13 @@ def _prctl(option: int, value: int) -> None:
 
 
 def _as_solver(solver: tuple[int, int], action) -> None:
-    """Run `action` in a child with the solver's uid: kill(-1) there reaches exactly its processes."""
+    """Run `action` in a child with the solver's uid: kill(-1) there reaches exactly its processes. Should the worker's
+    memory run out meanwhile, the kernel kills that child before us."""
     pid = os.fork()
     if pid == 0:
         try:
+            with open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write("1000")
             os.setgroups([])
             os.setgid(solver[1])
             os.setuid(solver[0])
@@ -765,28 +831,35 @@ def _empty(top: str) -> None:
         if name is not None:
             _quietly(lambda path: os.chmod(path, 0o700), here)
         try:
-            entries = list(os.scandir(here))
+            entries = os.scandir(here)
         except OSError:
             continue  # left for the check that follows
-        for entry in entries:
-            try:
-                folder = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if not folder:
-                _quietly(os.unlink, entry.path)
-            elif name is None:
-                queue.append(entry.name)
-            else:
-                target = next(moved)
+        with entries:  # read as it is emptied: a folder of a million names costs no list
+            for entry in entries:
                 try:
-                    os.chmod(entry.path, 0o700)  # moving a folder rewrites its "..": it must be writable
-                    os.rename(entry.path, os.path.join(top, target))
-                    queue.append(target)
+                    folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
-                    pass
+                    continue
+                if not folder:
+                    _quietly(os.unlink, entry.path)
+                elif name is None:
+                    queue.append(entry.name)
+                else:
+                    target = next(moved)
+                    try:
+                        os.chmod(entry.path, 0o700)  # moving a folder rewrites its "..": it must be writable
+                        os.rename(entry.path, os.path.join(top, target))
+                        queue.append(target)
+                    except OSError:
+                        pass
         if name is not None:
             _quietly(os.rmdir, here)
+
+
+def _first_names(folder: str, count: int) -> list[str]:
+    """Up to `count` names in `folder`: enough to tell it empty, in bounded memory however many it holds."""
+    with os.scandir(folder) as entries:
+        return [entry.name for entry in itertools.islice(entries, count)]
 
 
 def _quietly(action, path: str) -> None:
@@ -826,5 +899,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    main()
+    main()  # SIGPIPE stays ignored (Python's default): a write to a player that has gone raises, and is its failure
