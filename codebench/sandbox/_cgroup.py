@@ -1,9 +1,15 @@
 """A local worker's cgroup: the kernel holds its memory limit (shared memory, memfds and tmpfs pages included), its
-process limit, and counts its CPU, as Docker's cgroup does for a container.
+process limit, counts its CPU, and gives it a CPU share of its own, as Docker's cgroup does for a container.
 
-Version 1 (a memory, a cpuacct and a pids hierarchy) and version 2 (one unified tree with those controllers
-enabled) are both supported; each worker's cgroup is made under this process's own, so the limits its parent
-imposes still apply. The supervisor inside the sandbox reads the counters through read-only binds of these folders.
+Version 1 (a memory, a cpu, a cpuacct and a pids hierarchy; cpu and cpuacct may be one) and version 2 (one unified
+tree with those controllers enabled) are both supported; each worker's cgroup is made under this process's own, so the
+limits its parent imposes still apply. The supervisor inside the sandbox reads the counters through read-only binds of
+these folders.
+
+Every worker gets the same CPU weight (v1 cpu.shares, v2 cpu.weight): the scheduler divides a busy machine between
+worker cgroups, not between processes, so a program running 40 busy processes gets one worker's share and the
+program in the other seat of its game keeps its own. A weight, not pinning: it costs nothing while the other seats
+are idle, and holds however many workers share the cores.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from pathlib import Path
 from ..errors import SandboxUnavailableError
 
 ROOT = Path("/sys/fs/cgroup")
-V1_CONTROLLERS = ("memory", "cpuacct", "pids")
+V1_CONTROLLERS = ("memory", "cpu", "cpuacct", "pids")
+V2_CONTROLLERS = {"memory", "cpu", "pids"}
+SHARES, WEIGHT = 1024, 100  # every worker's CPU weight (v1, v2): the kernel's default, written so none differs
 REMOVE_TIMEOUT_S = 5.0  # a torn-down namespace releases its tmpfs pages a moment after its last process
 
 
@@ -42,22 +50,26 @@ class WorkerCgroup:
         try:
             if all((ROOT / c).is_dir() for c in V1_CONTROLLERS) and all(c in own for c in V1_CONTROLLERS):
                 for controller in V1_CONTROLLERS:
-                    self.folders[controller] = self._make(ROOT / controller / own[controller].lstrip("/") / name)
+                    folder = ROOT / controller / own[controller].lstrip("/") / name
+                    made = [known for known in self.folders.values() if known.resolve() == folder.resolve()]  # cpu,cpuacct
+                    self.folders[controller] = made[0] if made else self._make(folder)
                 memory = self.folders["memory"]
                 _write(memory / "memory.limit_in_bytes", memory_bytes)
                 if (memory / "memory.memsw.limit_in_bytes").exists():  # without it there is no swap to escape into
                     _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)
                 _write(self.folders["pids"] / "pids.max", pids)
+                _write(self.folders["cpu"] / "cpu.shares", SHARES)
             elif (ROOT / "cgroup.controllers").is_file():
                 folder = self.folders[""] = self._make(ROOT / own.get("", "/").lstrip("/") / name)
-                missing = {"memory", "cpu", "pids"} - set((folder / "cgroup.controllers").read_text().split())
-                if missing:
-                    raise OSError(f"controllers {', '.join(sorted(missing))} are not delegated to {folder.parent}")
+                missing = V2_CONTROLLERS - set((folder / "cgroup.controllers").read_text().split())
+                if missing:  # enabled here when the parent may (the root, or a cgroup holding no process itself)
+                    _enable(folder.parent, missing)
                 _write(folder / "memory.max", memory_bytes)
                 _write(folder / "memory.swap.max", 0)
                 _write(folder / "pids.max", pids)
+                _write(folder / "cpu.weight", WEIGHT)
             else:
-                raise OSError("no cgroup v1 memory/cpuacct/pids hierarchy and no cgroup v2 tree under /sys/fs/cgroup")
+                raise OSError("no cgroup v1 memory/cpu/cpuacct/pids hierarchy and no cgroup v2 tree under /sys/fs/cgroup")
         except OSError as exc:
             self.remove()
             raise SandboxUnavailableError(f"the local sandbox cannot make its cgroup ({exc}); it needs root and a writable "
@@ -80,7 +92,7 @@ class WorkerCgroup:
     def binds(self) -> list[tuple[Path, str]]:
         """(folder, where the supervisor reads it): its `--cgroup /sys/fs/cgroup` finds the counters there."""
         return [(folder, str(ROOT / controller) if controller else str(ROOT)) for controller, folder in self.folders.items()
-                if controller != "pids"]
+                if controller not in ("cpu", "pids")]
 
     def remove(self) -> None:
         """Remove the folders once their last process is gone (retried briefly: the kernel releases pages late)."""
@@ -101,3 +113,12 @@ class WorkerCgroup:
 
 def _write(path: Path, value: int) -> None:
     path.write_text(str(value))
+
+
+def _enable(parent: Path, controllers: set[str]) -> None:
+    """Enable v2 `controllers` for the children of `parent`; OSError naming them when the kernel refuses."""
+    try:
+        (parent / "cgroup.subtree_control").write_text(" ".join(f"+{controller}" for controller in sorted(controllers)))
+    except OSError as exc:
+        raise OSError(f"controllers {', '.join(sorted(controllers))} are not delegated to {parent} and cannot be enabled "
+                      f"there ({exc.strerror})") from None
