@@ -30,6 +30,7 @@ import json
 import math
 import os
 import resource
+import select
 import selectors
 import signal
 import struct
@@ -140,30 +141,43 @@ class Player:
 
 
 class Reserve:
-    """Memory held back for our own clean-up in the cgroup we share with the program: a memfd's pages, charged to the
-    cgroup and mapped by no process (so they weigh in no OOM score). Released just before we fork to kill the program's
-    processes or reset its slate, taken again once the slate is proven clean. A program that fills the worker with what
-    outlives its processes (tmpfs and shared memory files, System V segments, inodes) is killed by the kernel when the
-    worker is full, and then leaves about 2 MiB (its own pages); a clean-up fork needs about 1.5 MiB, so without the
-    reserve the kernel could have to choose between that fork and us. SIZE is a tenth of the 96 MiB a worker adds to
-    the program's memory limit for us (we use about 22 MiB of it)."""
+    """Memory kept for us in the cgroup we share with the program, held by a child of ours the kernel kills before us.
+
+    A program can fill the worker with what outlives its processes (tmpfs and shared memory files, System V segments,
+    inodes). The kernel then kills its processes (oom_score_adj 1000), which frees only their own few pages, and our
+    next allocation would leave it nothing to kill but us. So a child holds SIZE of touched memory at oom_score_adj
+    SCORE: killed after every process of the program, before us (0), out of the program's reach (it is root's). Its
+    death is the room we need to reply and clean up (a fork to kill and wipe costs about 1.5 MiB); it is started again
+    once the slate is proven clean. SIZE comes out of what a worker's limit adds to the program's for us (96 MiB, of
+    which we use about 22). Without a cgroup and a solver uid (the unsafe-local backend) no memory is shared: no holder.
+    """
 
     SIZE = 16 << 20
+    SCORE = 500  # badness adds SCORE/1000 of the worker's limit: a holder outweighs us, never a process of the program
 
-    def __init__(self) -> None:
-        self.fd = os.memfd_create("codebench-reserve", os.MFD_CLOEXEC)
-        self.held = False
-        self.take()
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted
+        self.pidfd: int | None = None
 
-    def take(self) -> None:
-        if not self.held:
-            os.posix_fallocate(self.fd, 0, self.SIZE)
-            self.held = True
-
-    def release(self) -> None:
-        if self.held:
-            os.ftruncate(self.fd, 0)
-            self.held = False
+    def hold(self) -> None:
+        """Start the holder, unless it is alive."""
+        if not self.wanted or (self.pidfd is not None and not select.select([self.pidfd], [], [], 0)[0]):
+            return
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.closerange(0, os.sysconf("SC_OPEN_MAX"))
+                with open("/proc/self/oom_score_adj", "w") as handle:
+                    handle.write(str(self.SCORE))
+                _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with us
+                held = b"\1" * self.SIZE  # touched: charged to the cgroup
+                while held:
+                    signal.pause()
+            finally:
+                os._exit(0)
+        self.pidfd = os.pidfd_open(pid)
 
 
 class Supervisor:
@@ -178,7 +192,8 @@ class Supervisor:
         self.entry = "solve"
         self.limits: dict = {}
         self.player: Player | None = None
-        self.reserve = Reserve()
+        self.reserve = Reserve(cgroup is not None and solver is not None)
+        self.reserve.hold()
 
     # -- requests ------------------------------------------------------------------------------
     def load(self, request: dict) -> tuple[dict, bytes | memoryview]:
@@ -541,7 +556,6 @@ class Supervisor:
 
     # -- cleaning ------------------------------------------------------------------------------
     def kill_solver(self) -> None:
-        self.reserve.release()
         if self.solver is None:
             _kill_descendants()
         else:
@@ -553,9 +567,8 @@ class Supervisor:
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
         left = count()
         if left == 0 and self.slate_is_clean():
-            self.reserve.take()
+            self.reserve.hold()
             return {"leftovers": 0, "survivors": 0, "clean": True}  # the common case costs no extra fork
-        self.reserve.release()
         if self.solver is None:
             _kill_descendants()
             _empty(self.wipe)
@@ -565,7 +578,7 @@ class Supervisor:
         survivors = count()
         clean = survivors == 0 and self.slate_is_clean()
         if clean:
-            self.reserve.take()
+            self.reserve.hold()
         return {"leftovers": left, "survivors": survivors, "clean": clean}
 
     def slate_is_clean(self) -> bool:
