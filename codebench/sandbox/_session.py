@@ -70,7 +70,10 @@ class PipeTransport:
         self.selector.close()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError:  # stdin's last flush, to a supervisor that has gone: stdout is still closed
+                    pass
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
