@@ -236,7 +236,22 @@ class DockerBackend(PooledBackend):
 
 
 def codebench_containers(client: docker.DockerClient) -> list[Any]:
-    return client.containers.list(all=True, filters={"label": f"{LABEL}.role"})
+    """Every container with codebench's labels; one removed while they are listed (its run closing, another sweep) is
+    left out."""
+    return client.containers.list(all=True, filters={"label": f"{LABEL}.role"}, ignore_removed=True)
+
+
+def remove_container(container: Any) -> bool:
+    """Force-remove `container`; False when it was gone already, or being removed by someone else."""
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        return False
+    except docker.errors.APIError as exc:
+        if exc.status_code == 409:  # "removal of container … is already in progress"
+            return False
+        raise
+    return True
 
 
 def sweep_orphans(client: docker.DockerClient) -> int:
@@ -247,8 +262,7 @@ def sweep_orphans(client: docker.DockerClient) -> int:
         owner = container.labels.get(f"{LABEL}.owner", "")
         owner_host, _, pid = owner.rpartition(":")
         if owner_host == host and pid.isdigit() and not _alive(int(pid)):
-            container.remove(force=True)
-            removed += 1
+            removed += remove_container(container)
     return removed
 
 

@@ -14,7 +14,7 @@ from docker.types import LogConfig
 
 from ..errors import InputError, SandboxUnavailableError
 from ..types import Limits
-from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, sweep_orphans
+from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, remove_container, sweep_orphans
 
 DEFAULT_BASE = "python:3.11-slim"
 OFFLINE_BASE = "codebench-base:bookworm"
@@ -216,9 +216,6 @@ def cleanup(everything: bool = False) -> int:
     try:
         if not everything:
             return sweep_orphans(client)
-        containers = codebench_containers(client)
-        for container in containers:
-            container.remove(force=True)
-        return len(containers)
+        return sum(remove_container(container) for container in codebench_containers(client))
     finally:
         client.close()
