@@ -43,6 +43,12 @@ def first_of_each(items: Iterable[tuple[str, str]]) -> tuple[list[str], dict[str
     return list(first.values()), {kept: tuple(ids) for kept, ids in alike.items()}
 
 
+def secret_fingerprint(secret: str) -> str:
+    """What a report may show of a games' secret, so two runs can be seen to share one: its hash's first 12 digits
+    ("none" for games played unsalted)."""
+    return hashlib.sha256(secret.encode()).hexdigest()[:12] if secret else "none"
+
+
 def program_key(source: str) -> str:
     return content_key("program", source)
 

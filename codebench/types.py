@@ -110,8 +110,9 @@ class Limits:
 
 @dataclass(frozen=True)
 class GameLimits:
-    """A game's budgets for one sandboxed player: CPU for the whole game (PuzzlePlex's 300 s), CPU and wall time per
-    move (its setup, `Strategy(setup)`, gets one move's); `move_wall_s` defaults to 3 × `move_cpu_s`."""
+    """A game's budgets for one sandboxed player: CPU for the whole game (PuzzlePlex's 300 s: everything the player's
+    processes burn, between moves too, by the worker cgroup's count), CPU and wall time per move (its setup,
+    `Strategy(setup)`, gets one move's); `move_wall_s` defaults to 3 × `move_cpu_s`."""
 
     game_cpu_s: float = 300.0
     move_cpu_s: float = 10.0
@@ -403,6 +404,7 @@ class GameRow:
     seed: int
     players: tuple[str, ...]
     record: dict[str, Any]
+    secret: str = ""  # the run's games' secret: the setup is `setup(level, seed, secret)` (never shown in a report)
 
 
 @dataclass(frozen=True)

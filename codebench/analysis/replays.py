@@ -31,7 +31,7 @@ def replay_rows(rows: Sequence[GameRow], strings: Strings, clip: Callable[[str],
 def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> list[Any]:
     record = row.record
     game = get_game(row.game)
-    setup = _setup(row.game, row.level, row.seed)
+    setup = _setup(row.game, row.level, row.seed, row.secret)
     same = record.get("id") == setup.id  # else another version of the game: no boards
     boards = _boards(game, setup.state, record["moves"]) if same else []
     turns = []
@@ -76,9 +76,9 @@ def _verdict(move: dict[str, Any]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _setup(name: str, level: int, seed: int) -> Setup:
-    """A game's setup, made once for every record of it (some take a second to make)."""
-    return get_game(name).setup(level, seed)
+def _setup(name: str, level: int, seed: int, secret: str) -> Setup:
+    """A game's setup under its run's secret, made once for every record of it (some take a second to make)."""
+    return get_game(name).setup(level, seed, secret)
 
 
 def _boards(game: Game, state: dict[str, Any], moves: list[dict[str, Any]]) -> list[tuple[str, str]]:

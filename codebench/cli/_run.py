@@ -65,6 +65,10 @@ def run(
     game_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds a strategy may spend over a game "
                                                       "(default 300, PuzzlePlex's).")] = None,
     move_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds per move (default 10).")] = None,
+    game_secret_file: Annotated[Optional[Path], typer.Option(help="Games: a file holding the secret that salts every setup "
+                                                              "and built-in player (16+ characters); give runs to be "
+                                                              "pooled or compared the same file. Default: a new secret "
+                                                              "per run, kept in its database.")] = None,
     levels: Annotated[Optional[str], typer.Option(help="Levels, e.g. 1-6.")] = None,
     instances_per_level: Annotated[Optional[int], typer.Option(help="Instances per level.")] = None,
     samples: Annotated[Optional[int], typer.Option(help="Programs drawn per model and puzzle (n of pass@k).")] = None,
@@ -115,7 +119,7 @@ def run(
                "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
                "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None,
                "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
-               "move_cpu": move_cpu, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
+               "move_cpu": move_cpu, "game_secret_file": game_secret_file, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
                "prices": {label: asdict(given) for label, given in map(parse_price, price)} if price else None}
     spec = spec_from_options(options, load_config(config))
     endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
@@ -228,6 +232,13 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
     games = [row for store in stores for row in store.game_rows()]
+    secrets = {row.secret: store for store in stores for row in store.game_rows()[:1]}
+    if len(secrets) > 1:  # seed s is another setup under another secret: pooled, the games would not be the same games
+        from ..keys import secret_fingerprint
+
+        raise InputError("these runs played their games under different secrets (" + ", ".join(
+            f"{store.path.parent}: {secret_fingerprint(secret)}" for secret, store in secrets.items()) + "), so their seeds are "
+            "different setups: report them one by one, or play them again with one --game-secret-file")
     report = build_report(_joined_rows(stores), ks, games=games, usages=[u for store in stores for u in store.usage()],
                           prices={**_stored_prices(stores), **(prices or {})},
                           facts=[fact for store in stores for fact in store.instance_facts()],

@@ -48,8 +48,9 @@ class Table:
     """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored."""
 
     def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, budgets: GameLimits,
-                 threads: int, on_played: Callable[..., None], admit: Callable[[], bool] = lambda: True) -> None:
+                 secret: str, threads: int, on_played: Callable[..., None], admit: Callable[[], bool] = lambda: True) -> None:
         self.store, self.clients, self.sandbox, self.budgets = store, clients, sandbox, budgets
+        self.secret = secret  # salts every setup and built-in player: the published seeds do not reveal the setups
         self.on_played = on_played  # (cached=, void=, usage=) -> None: the progress counters and the run's budgets
         self.admit = admit  # False: the game may not start (a budget is used up); it is played on a resume
         self.loop = asyncio.get_running_loop()
@@ -107,7 +108,7 @@ class Table:
     def _game(self, job: MatchJob, players: list[Player | tuple[str, Program]]) -> MatchRecord:
         """The game played, with who sat where and its one-player score's absolute reference."""
         game = get_game(job.game)
-        setup = game.setup(job.level, job.seed)
+        setup = game.setup(job.level, job.seed, self.secret)
         return MatchRecord(play_seated(game, setup, players, self.sandbox, self.budgets),
                            tuple(entry(entrant) for entrant in job.entrants), game.reference_score(setup), game.higher_is_better)
 

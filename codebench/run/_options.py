@@ -82,6 +82,7 @@ class RunOptions(BaseModel):
     legal_hint: bool = RunSpec.legal_hint
     game_cpu: float = Field(GameLimits.game_cpu_s, gt=0, le=10 * MAX_CPU_S)
     move_cpu: float = Field(GameLimits.move_cpu_s, gt=0, le=MAX_CPU_S)
+    game_secret_file: str | None = None  # a file holding the games' secret, shared on purpose by runs to be compared
     prices: dict[str, PriceOption] = Field(default_factory=dict)  # model label -> its price (none assumed)
     max_cost: float | None = Field(None, gt=0)  # US dollars over the whole run, resumed runs included
     max_tokens_total: int | None = Field(None, ge=1)  # prompt + completion tokens over the whole run

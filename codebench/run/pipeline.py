@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import puzzles
+from puzzles.games import new_secret
 
 from .. import __version__
 from ..analysis.usage import request_cost, total_usage
-from ..errors import SandboxError
+from ..errors import ConfigError, SandboxError
 from ..games.chat import ask_strategy
 from ..games.plan import StrategyJob
 from ..games.table import Table, game_versions, planned
+from ..keys import secret_fingerprint
 from ..modes import Bench, ChatModel, Execution, Judge, Reply, get_mode
 from ..sandbox import SandboxBackend
 from ..types import (
@@ -78,8 +80,28 @@ class Tracker:
         self.statuses[status] += n
 
 
+def games_secret(store: Store, spec: RunSpec) -> str:
+    """The secret the run's games are played under: the one its first games were played under (a resume keeps it),
+    else the spec's (a file runs share on purpose), else a new one.
+
+    Raises:
+        ConfigError: the spec's secret is not the one this run's games were played under.
+    """
+    stored = store.games_secret()
+    if stored is None:
+        return spec.game_secret or new_secret()
+    if spec.game_secret is not None and spec.game_secret != stored:
+        raise ConfigError(f"{spec.out} played its games under another secret (fingerprint {secret_fingerprint(stored)}; "
+                          f"the file gives {secret_fingerprint(spec.game_secret)}): give that run's secret file, or a new --out")
+    return stored
+
+
 def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
-    """Store the instances, the plan and its provenance, before any work starts."""
+    """Store the instances, the plan and its provenance (and the games' secret), before any work starts.
+
+    Raises:
+        ConfigError: the spec's games' secret is not the one this run's games were played under.
+    """
     stored = StoredPlan(plan.base_urls, spec.limits,
                         tuple(PlannedSample(job.key, job.model, job.mode, job.puzzle, job.instance_id, job.sample)
                               for job in plan.samples)
@@ -90,7 +112,8 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
                 "puzzles": {name: puzzles.get_puzzle(name).version for name in plan.instances},
                 "games": game_versions(spec.games)}
     records = [(record, scalar_lambda(record)) for records in plan.instances.values() for record in records]
-    store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions})
+    secret = {"games_secret": {"secret": games_secret(store, spec)}} if plan.matches else {}
+    store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions, **secret})
 
 
 async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
@@ -123,7 +146,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         return not tracker.budget_reached
 
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
-    table = Table(store, dict(clients), sandbox, spec.game_limits, threads, played, admit) if plan.matches else None
+    table = (Table(store, dict(clients), sandbox, spec.game_limits, store.games_secret() or "", threads, played, admit)
+             if plan.matches else None)
 
     async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                   question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:

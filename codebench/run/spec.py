@@ -22,6 +22,7 @@ from ..sandbox import BACKENDS, EXECUTORS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
+MIN_SECRET = 16  # characters of a games' secret given in a file
 SEED_STRIDE = 1_000_003  # sample seeds of different base seeds never meet
 OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player game: PuzzlePlex's baselines, each other
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
@@ -95,6 +96,7 @@ class RunSpec:
     history: bool = True  # instruction-mode games: the whole conversation each turn (False: PuzzlePlex's ablation)
     legal_hint: bool = False  # instruction-mode games: list the legal moves each turn
     game_limits: GameLimits = field(default_factory=GameLimits)
+    game_secret: str | None = None  # salts the games' setups and built-in players; None: the run's own (never in to_json)
     prices: dict[str, Price] = field(default_factory=dict)  # model label -> its price; none assumed
     max_cost: float | None = None  # stop asking once the run's stored requests cost this much (needs every price)
     max_tokens_total: int | None = None  # stop asking once the run's stored requests hold this many tokens
@@ -202,8 +204,10 @@ class RunSpec:
         return MODES if self.mode == BOTH else (self.mode,)
 
     def to_json(self) -> dict[str, Any]:
+        """The spec as the run's provenance stores it: the games' secret left out (the store keeps it apart)."""
         data = asdict(self)
         data["out"] = str(self.out)
+        del data["game_secret"]
         return data
 
 
@@ -315,6 +319,10 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
+    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file)).strip()
+    if secret is not None and len(secret) < MIN_SECRET:
+        raise ConfigError(f"--game-secret-file {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
+                          f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
     try:
         game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)
     except ValueError as exc:
@@ -327,7 +335,7 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    executor=checked.executor, ray_address=checked.ray_address,
                    format_retries=checked.format_retries, request=checked.request, params=checked.params,
                    games=checked.game_names(), opponents=checked.opponent_names(), history=checked.history,
-                   legal_hint=checked.legal_hint, game_limits=game_limits, out=Path(checked.out),
+                   legal_hint=checked.legal_hint, game_limits=game_limits, game_secret=secret, out=Path(checked.out),
                    prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
                    max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
                    request_timeout=checked.request_timeout, max_retries=checked.max_retries)

@@ -278,6 +278,14 @@ class Store:
         samples = tuple(s for s in plan.samples if s.instance_id is None or s.instance_id in kept_ids)
         return replace(plan, samples=samples, instances=instances, alike=alike)
 
+    def games_secret(self) -> str | None:
+        """The secret the run's games are played under ("": games stored before runs had secrets), or None: no game
+        stored and none chosen yet."""
+        chosen = self.document("games_secret")
+        if chosen is not None:
+            return str(chosen["secret"])
+        return "" if self._read("SELECT 1 FROM matches LIMIT 1") else None
+
     def document(self, name: str) -> Any:
         """A document of `meta` (`spec`, `versions`, `run`) as stored, or None."""
         rows = self._read("SELECT value FROM meta WHERE key = ?", (name,))
@@ -359,7 +367,8 @@ class Store:
             return []
         try:
             records = {key: json.loads(record) for key, record in self._read("SELECT key, record FROM matches WHERE void = 0")}
-            return [GameRow(planned.key, planned.game, planned.level, planned.seed, planned.players, records[planned.key])
+            secret = self.games_secret() or ""
+            return [GameRow(planned.key, planned.game, planned.level, planned.seed, planned.players, records[planned.key], secret)
                     for planned in plan.matches if planned.key in records]
         except (TypeError, ValueError) as exc:
             raise self._damaged(f"a game record is not JSON ({exc})") from None

@@ -14,9 +14,11 @@ from ._protocol import (
     Setup,
     Strategy,
     StrategyPlayer,
+    new_secret,
     play,
     player_view,
 )
 
 __all__ = ["DRAW", "GAMES", "LOSS", "WIN", "Answer", "Forfeit", "Game", "GameRecord", "Outcome", "Player", "Setup", "Strategy",
-           "StrategyPlayer", "game_names", "get_game", "play", "player_view"]
+           "StrategyPlayer", "game_names", "get_game", "new_secret", "play",
+           "player_view"]

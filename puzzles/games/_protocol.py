@@ -18,6 +18,7 @@ import copy
 import hashlib
 import json
 import random
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ class Setup:
     params: dict[str, JSON]
     state: State
     meta: dict[str, JSON] = field(default_factory=dict)  # `complexity` (λ) and what is known of the optimum
+    secret: str = field(default="", repr=False)  # what salted it ("": nothing); never in `to_json`, never shown a player
 
     def to_json(self) -> dict[str, JSON]:
         return {"id": self.id, "game": self.game, "level": self.level, "seed": self.seed, "params": self.params,
@@ -79,8 +81,9 @@ class Game(ABC):
     move_schema: ClassVar[dict[str, JSON]]
 
     # -- setup ----------------------------------------------------------------------------------------------------
-    def setup(self, level: int, seed: int) -> Setup:
-        """The game for (level, seed): same inputs, same bytes, in any process and under any PYTHONHASHSEED.
+    def setup(self, level: int, seed: int, secret: str = "") -> Setup:
+        """The game for (level, seed), salted by `secret` (see `salted`): same inputs, same bytes, in any process and
+        under any PYTHONHASHSEED. Without a secret, seed s is the same setup for everyone (`codebench puzzles play`).
 
         Raises:
             ConfigError: an unknown level or a seed outside 0..2^64 − 1.
@@ -89,11 +92,13 @@ class Game(ABC):
             raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
         if not is_int(seed) or not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
-        rng = random.Random(f"{self.name}|L{level}|{seed}")
+        origin = salted(f"{self.name}|L{level}|{seed}", secret)
+        rng = random.Random(origin)
         params = {key: rng.randint(*band) if isinstance(band, tuple) else band for key, band in sorted(self.levels[level].items())}
         state, meta = self._initial(params, rng)
-        state = {**state, "turn": 0, "over": False, "env": f"{self.name}|L{level}|{seed}"}
-        return Setup(f"{self.name}/L{level}/s{seed}", self.name, level, seed, params, state, {"version": self.version, **meta})
+        state = {**state, "turn": 0, "over": False, "env": origin}
+        return Setup(f"{self.name}/L{level}/s{seed}", self.name, level, seed, params, state, {"version": self.version, **meta},
+                     secret)
 
     @abstractmethod
     def _initial(self, params: dict[str, JSON], rng: random.Random) -> tuple[State, dict[str, JSON]]:
@@ -266,7 +271,7 @@ class StrategyPlayer:
 
     def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
         self.game, self.seat = game, seat
-        self.rng = random.Random(f"{setup.id}|seat{seat}|{self.name}")
+        self.rng = random.Random(salted(f"{setup.id}|seat{seat}|{self.name}", setup.secret))
         return None
 
     def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Answer:
@@ -295,6 +300,19 @@ class GameRecord:
                 "seats": list(self.seats), "moves": list(self.moves), "final": {k: v for k, v in self.final.items() if k != "env"},
                 "outcome": self.outcome.to_json(), "failed": self.failed, "statuses": list(self.statuses),
                 "details": list(self.details), "kept": list(self.kept)}
+
+
+def salted(origin: str, secret: str) -> str:
+    """What seeds an RNG of a setup: its public origin (game, level, seed; or a built-in player's seat), and the run's
+    secret, hashed: a program that carries a copy of the generator and knows the public seeds still has to guess the
+    secret (with `new_secret`'s 128 bits, 2^128 guesses), and an observation (a hand, a board) is consistent with
+    setups of many secrets, so it cannot pin one down. The hash also keeps the secret out of a state's `env`."""
+    return hashlib.sha256(f"{origin}|{secret}".encode()).hexdigest() if secret else origin  # a state's `env` too
+
+
+def new_secret() -> str:
+    """A run's secret: 128 random bits, as hex."""
+    return secrets.token_hex(16)
 
 
 def digest(value: JSON) -> str:

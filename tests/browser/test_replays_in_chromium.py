@@ -102,10 +102,11 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replays]:
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium (as root) to install Debian's chromium")
     folder = tmp_path_factory.mktemp("replays")
-    out = folder / "run"
+    out, secret = folder / "run", folder / "secret"
+    secret.write_text("fixed secret 3 of the replay tests")  # the same games every time; cardnim lasts 6 moves between refs
     with start_mock_server(behavior="oracle") as server:  # the model's name picks its behaviour
         cli("run", "--model", "oracle,wrong", "--base-url", server.url, "--mode", "instruction", "--games", ",".join(GAMES),
-            "--levels", "1", "--instances-per-level", "1", "--samples", "1", "--out", str(out))
+            "--levels", "1", "--instances-per-level", "1", "--samples", "1", "--game-secret-file", str(secret), "--out", str(out))
     cli("report", str(out), "--html", str(folder / "report.html"), "--format", "json")
     store = Store.for_reading(out / "run.sqlite")
     try:
@@ -192,7 +193,7 @@ def test_a_two_player_game_steps_from_the_start_through_every_move_and_back(repl
     moves, kept = row.record["moves"], row.record["kept"]
     assert len(moves) >= 4 and kept[0]["turns"] and not kept[1]  # the model is seat 0; the reference strategy keeps nothing
     game = get_game(row.game)
-    state = game.setup(row.level, row.seed).state
+    state = game.setup(row.level, row.seed, row.secret).state  # under its run's secret
     start = game.render(state)
     replays.open(index)
     assert replays.page.inner_text("#replay > h2") == f"cardnim · level {row.level} · seed {row.seed}"

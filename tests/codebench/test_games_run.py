@@ -130,8 +130,11 @@ def _stored_count(out: Path) -> int:
 
 
 def test_a_match_run_killed_with_sigkill_resumes_to_the_records_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"  # the two runs are compared: one secret, the same setups
+    secret.write_text("the secret of both runs")
     args = ["--model", "oracle,mixed", "--mode", "both", "--games", "cardnim,tidytower,largertarget", "--levels", "1,2",
-            "--instances-per-level", "2", "--samples", "2", "--max-connections", "2", "--workers", "2"]
+            "--instances-per-level", "2", "--samples", "2", "--max-connections", "2", "--workers", "2",
+            "--game-secret-file", str(secret)]
     with start_mock_server(latency_s=0.05, seed=1) as server:
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
