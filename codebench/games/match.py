@@ -67,8 +67,10 @@ class ForfeitSeat:
 
 
 def void(record: GameRecord) -> bool:
-    """The sandbox or the endpoint failed somewhere: the game says nothing about the players."""
-    return any(Status(status).is_infrastructure for status in record.statuses) or any("infra_error" in kept for kept in record.kept)
+    """The sandbox or the endpoint failed on a seat's turn: the game says nothing about the players. A failure while a
+    program's seat was cleared after the game (`infra_error` in what the seat kept) changes no move already judged, so
+    the game stands: a program that breaks its clean-up cannot void a game it has lost."""
+    return any(Status(status).is_infrastructure for status in record.statuses)
 
 
 @dataclass(frozen=True)

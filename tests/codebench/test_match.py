@@ -102,6 +102,27 @@ def test_a_broken_sandbox_voids_the_game() -> None:
     assert record.statuses[0] == "sandbox_error" and void(record)
 
 
+def test_a_failure_while_clearing_a_program_after_the_game_does_not_void_it() -> None:
+    """What a program does to break its own clean-up changes no move already judged: the game it lost stands."""
+    class Unclean:
+        def __init__(self, held: object) -> None:
+            self.held = held
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.held, name)
+
+        def end(self) -> Facts:
+            return Facts.infrastructure("end", "SessionBroken: supervisor exited")
+
+    with FakeBackend(no_runs, player=lambda source, setup: lambda observation: answer({"card": 99})) as sandbox:
+        held = sandbox.reserve(PROGRAM)
+        try:
+            record = program_first(Unclean(held))
+        finally:
+            held.release()
+    assert record.statuses == ("rule_violation", "legal") and record.kept[0]["infra_error"] and not void(record)
+
+
 def test_a_program_that_did_not_load_loses_at_setup() -> None:
     def syntax(source: str) -> Facts:
         return Facts("load", {"kind": "syntax_error", "message": "SyntaxError: invalid syntax (line 1)"})
