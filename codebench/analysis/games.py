@@ -1,9 +1,13 @@
 """The games section of the report: scores, seat bias and ratings of every player of the stored games.
 
 Scores per game × level × player: the raw score's mean; normalized against the absolute reference (a one-player game's
-best score there is or is known: the optimum, the clairvoyant score, the fewest probes; a two-player game's score is
-already 1 for a win, ½ for a draw, 0 for a loss) and, as PuzzlePlex's second view, against the pool's best on the
-same setup (score ÷ the group's best, or the group's fewest ÷ score where lower is better; 0 when the best is 0).
+best score there is or a proven bound on it: the optimum, the clairvoyant score, the fewest probes, OptimalTouring's
+proven upper bound; a two-player game's score is already 1 for a win, ½ for a draw, 0 for a loss) and, as PuzzlePlex's
+second view, against the pool's best on the same setup (score ÷ the group's best finished game, or the group's fewest
+÷ score where lower is better; 0 when the best is 0). A game its player failed (an illegal move, a forfeit) is 0 on
+both scales, as in PuzzlePlex, whatever its raw score (ExclusivityProbes' raw failure is more probes than any
+finished game). Since every reference bounds every legal score, a normalized score lies in [0, 1]; it is not capped,
+so a reference that does not bound (a bug) shows as a score above 1.
 
 Ratings per game and over all games, with the reference and random players in the same pool: the Bradley–Terry fit with
 bootstrap intervals (draws half a win; the headline) and PuzzlePlex's one-pass Elo over the games in stored order (for
@@ -20,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..types import GameRow
+from ..types import GameRow, Status
 from .ratings import Match, Rating, SeatRecord, bradley_terry_with_intervals, puzzleplex_elo, seat_records
 
 ALL_GAMES = "all games"
@@ -107,20 +111,24 @@ def _better(row: GameRow, a: float, b: float) -> bool:
 
 
 def _normalized(seats: list[_Seat]) -> list[_Seat]:
-    """Each seat's score against the absolute reference and against the best on its setup (one-player games)."""
+    """Each seat's score against the absolute reference and against the best finished game on its setup (one-player
+    games); 0 on both for a failed game."""
     groups: dict[tuple[str, int, int], list[float]] = {}
     for seat in seats:
-        if len(seat.row.players) == 1:
+        if len(seat.row.players) == 1 and seat.status == Status.LEGAL:
             groups.setdefault((seat.row.game, seat.row.level, seat.row.seed), []).append(seat.raw)
     done = []
     for seat in seats:
         if len(seat.row.players) == 2:
             done.append(_Seat(**{**seat.__dict__, "normalized": seat.raw, "pool_normalized": seat.raw}))
             continue
+        reference = seat.row.record.get("reference")
+        if seat.status != Status.LEGAL:
+            done.append(_Seat(**{**seat.__dict__, "normalized": None if reference is None else 0.0, "pool_normalized": 0.0}))
+            continue
         higher = seat.row.record.get("higher_is_better", True)
         group = groups[seat.row.game, seat.row.level, seat.row.seed]
         best = max(group) if higher else min(group)
-        reference = seat.row.record.get("reference")
         done.append(_Seat(**{**seat.__dict__, "normalized": None if reference is None else _ratio(seat.raw, reference, higher),
                              "pool_normalized": _ratio(seat.raw, best, higher)}))
     return done

@@ -15,7 +15,9 @@ Decisions where PuzzlePlex's engine and prompts differ or are silent (spec §2.5
 - A repeated probe is legal and counts, as in PuzzlePlex and its prompt ("you have probed this position before").
 - At most 2^(d+1) probes: a probe after that many is illegal (PuzzlePlex allowed one more, refusing only once the
   count exceeded 2^(d+1)); probing every position once never needs more than 2^d. An illegal move scores
-  2^(d+1) + 1, worse than any finished game (PuzzlePlex scored a failure 0, the best score of a lower-is-better game).
+  2^(d+1) + 1, worse than any finished game (PuzzlePlex scored a failure 0, the best score of a lower-is-better game),
+  and it normalizes to 0 as in PuzzlePlex: codebench's report gives a failed game no share of the reference (the
+  fewest probes ÷ the probes would credit it n/(2^(d+1) + 1) > 0).
 - The observation holds the counts, the particles found and which positions have been probed (PuzzlePlex sent only
   the last probe and its answer, so a player had to remember the rest): `probed` is a string of 2^d characters, the
   i-th "1" when the position whose coordinates read as the binary number i (b1 most significant) has been probed.
@@ -106,7 +108,8 @@ class ExclusivityProbes(Game):
         return Outcome((float(state["probes"]),))
 
     def failure_score(self, state: State) -> float:
-        """One probe more than the limit: worse than any finished game (PuzzlePlex scored 0, the best, §6.4 16)."""
+        """One probe more than the limit: worse than any finished game (PuzzlePlex scored 0, the best, §6.4 16). The raw
+        score orders and rates players; normalized, a failed game is 0 (the report's rule, not this ratio)."""
         return float((2 << state["dimension"]) + 1)
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:

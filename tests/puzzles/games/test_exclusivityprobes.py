@@ -41,7 +41,8 @@ def test_the_probe_limit_is_2_to_the_d_plus_1() -> None:
 
 
 def test_an_illegal_move_scores_worse_than_any_finished_game() -> None:
-    """Fewer probes are better, so a failure is one probe more than the limit (PuzzlePlex's 0 was the best score)."""
+    """Fewer probes are better, so a failure is one probe more than the limit (PuzzlePlex's 0 was the best score);
+    normalized it is 0 (tests/codebench/test_game_scores.py)."""
     record = play(GAME, GAME.setup(1, 0), [("junk", lambda *_: {"position": "junk"})])
     assert record.failed == 0 and record.outcome.scores == (2 ** (record.final["dimension"] + 1) + 1,)
 
