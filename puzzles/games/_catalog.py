@@ -11,7 +11,7 @@ from .countcocktails import CountMaximalCocktails
 from .exclusivityparticles import ExclusivityParticles
 from .exclusivityprobes import ExclusivityProbes
 from .largertarget import LargerTarget
-from .maxcocktails import MaxMaximalCocktails
+from .maxcocktails import MaxMaximalCocktails, MaxMaximalCocktailsPuzzlePlex
 from .maxtarget import MaxTarget
 from .optimaltouring import OptimalTouring
 from .rubyrisks import RubyRisks
@@ -25,9 +25,12 @@ GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     RubyRisks(), ExclusivityProbes(), MaxTarget(), Superply(),
     BeatOrBombSto(), LargerTarget(), SuperplyM(),
 )
+# A game under a rule of PuzzlePlex's engine that codebench changed, to reproduce PuzzlePlex's numbers: found by name
+# (`get_game`), not among GAMES or `game_names()` (what "all games" means), and no rules of its own for models' prompts.
+VARIANTS: tuple[Game, ...] = (MaxMaximalCocktailsPuzzlePlex(),)
 
-_BY_NAME = {game.name: game for game in GAMES}
-if len(_BY_NAME) != len(GAMES):
+_BY_NAME = {game.name: game for game in (*GAMES, *VARIANTS)}
+if len(_BY_NAME) != len(GAMES) + len(VARIANTS):
     raise RuntimeError("two games share a name")
 
 
@@ -36,7 +39,7 @@ def game_names() -> list[str]:
 
 
 def get_game(name: str) -> Game:
-    """The game called `name`.
+    """The game called `name`, one of GAMES or VARIANTS.
 
     Raises:
         UnknownPuzzleError: no such game (the message lists the known ones).
@@ -44,4 +47,4 @@ def get_game(name: str) -> Game:
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise UnknownPuzzleError(f"unknown game {clip(name)}; known: {', '.join(game_names())}") from None
+        raise UnknownPuzzleError(f"unknown game {clip(name)}; known: {', '.join(_BY_NAME)}") from None
