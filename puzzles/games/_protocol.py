@@ -1,7 +1,8 @@
 """The game protocol (`kind = "interactive"`), beside the single-answer puzzles: PuzzlePlex's games as pure state
 machines over JSON-compatible state.
 
-A `Game` draws a `Setup` for (level, seed) from its own seeded RNG; players see only `observe(state, player)`, a fresh
+A `Game` draws a `Setup` for (level, seed) from its own RNG, seeded by them and by a run's secret if one is given
+(`salted` says why that keeps hidden state hidden); players see only `observe(state, player)`, a fresh
 copy holding what that player may see; `legal` judges any JSON value as a move and never raises (a precise issue
 code); `apply` returns a new state; randomness during play (Superply's hints) comes from `env_rng(state)`, derived
 from the setup's seed and the turn, which no player can touch. `play` is the one turn loop, for strategies here and
@@ -181,7 +182,7 @@ class Game(ABC):
         return 0.0
 
     def env_rng(self, state: State) -> random.Random:
-        """The environment's randomness at this turn: from the setup's seed and the turn only, never a player's."""
+        """The environment's randomness at this turn: from the setup's (salted) seed and the turn only, never a player's."""
         return random.Random(f"{state['env']}|turn{state['turn']}")
 
     def render(self, state: State) -> str:
@@ -303,10 +304,17 @@ class GameRecord:
 
 
 def salted(origin: str, secret: str) -> str:
-    """What seeds an RNG of a setup: its public origin (game, level, seed; or a built-in player's seat), and the run's
-    secret, hashed: a program that carries a copy of the generator and knows the public seeds still has to guess the
-    secret (with `new_secret`'s 128 bits, 2^128 guesses), and an observation (a hand, a board) is consistent with
-    setups of many secrets, so it cannot pin one down. The hash also keeps the secret out of a state's `env`."""
+    """What seeds a setup's RNG (and is its `env`) or a built-in player's: the public origin (game, level and seed; or
+    the setup's id, the seat and the player) salted by the run's secret as the hex SHA-256 of "origin|secret"; with no
+    secret, the origin itself, so seed s is one setup for everyone.
+
+    Why the salt is enough: `random.Random(text)` (version 2 seeding, the default) seeds MT19937 with the integer of
+    all of the text's UTF-8 bytes followed by their SHA-512, so the generator depends on the whole digest, and through
+    it on the whole secret. A program carrying a copy of the generator and the public seeds must guess the secret
+    (2^128 candidates for `new_secret`'s); an observation fits setups of countless secrets, so it cannot name one; and
+    MT19937, not cryptographic, cannot be rebuilt from what a game shows either (its state is 624 words; a game with
+    hidden state draws a few hundred at most and shows part of them), nor would one rebuilt give away the secret,
+    only that game's digest. The digest also keeps the secret out of `env`."""
     return hashlib.sha256(f"{origin}|{secret}".encode()).hexdigest() if secret else origin  # a state's `env` too
 
 
