@@ -188,7 +188,9 @@ def _ratings(game: str, matches: list[Match], played: list[Match], boot: int, se
 SCORE_HEADER = ["game", "level", "player", "games", "raw", "normalized", "pool-normalized", "W-D-L", "statuses", "tokens/game"]
 RATING_HEADER = ["player", "BT rating", "95% interval", "Elo (PuzzlePlex)", "matches", "first W-D-L", "second W-D-L"]
 SCORES_TITLE = ("game scores: raw mean; normalized against the absolute reference (one player: the best score there is or "
-                "is known; two players: win 1, draw ½, loss 0) and against the pool's best on each setup")
+                "a proven bound; two players: win 1, draw ½, loss 0; a failed game 0) and against the pool's best on each "
+                "setup; a normalized mean above 1, marked *, stands on a reference that does not bound it (one an older "
+                "game version stored, such as OptimalTouring 1's best tour known)")
 RATINGS_TITLE = ("ratings: Bradley–Terry on the Elo scale with 95% bootstrap intervals (draws half a win; the headline), "
                  "PuzzlePlex's one-pass Elo (K 32, stored order) for comparability")
 
@@ -197,9 +199,14 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
+def _bounded(value: float | None) -> str:
+    """A normalized mean; above 1 (its reference does not bound it, as SCORES_TITLE says) marked with *."""
+    return _number(value) + ("*" if value is not None and value > 1 else "")
+
+
 def score_rows(report: GamesReport) -> list[list[str]]:
     """The scores as text cells, under SCORE_HEADER."""
-    return [[s.game, str(s.level), s.player, str(s.games), _number(s.raw), _number(s.normalized), _number(s.pool_normalized),
+    return [[s.game, str(s.level), s.player, str(s.games), _number(s.raw), _bounded(s.normalized), _number(s.pool_normalized),
              f"{s.wins}-{s.draws}-{s.losses}" if s.wins + s.draws + s.losses else "-",
              " ".join(f"{status} {n}" for status, n in s.status_counts.items()),
              "-" if s.tokens is None else f"{s.tokens:.0f}"] for s in report.scores]

@@ -96,6 +96,7 @@ class MatchRecord:
     entries: tuple[SeatEntry, ...]
     reference: float | None  # a one-player game's absolute reference score
     higher_is_better: bool
+    reference_kind: str | None = None  # what the reference is, where the game says (OptimalTouring: optimum or upper_bound)
 
     @property
     def void(self) -> bool:
@@ -109,7 +110,7 @@ class MatchRecord:
         return {**self.game.to_json(), "players": [entry.player for entry in self.entries],
                 "entries": [asdict(entry) for entry in self.entries],
                 "usage": [asdict(usage) if usage else None for usage in self.usage()],
-                "reference": self.reference, "higher_is_better": self.higher_is_better}
+                "reference": self.reference, "reference_kind": self.reference_kind, "higher_is_better": self.higher_is_better}
 
 
 def play_seated(game: Game, setup: Setup, players: Sequence[Player | tuple[str, Program]], sandbox: SandboxBackend | None,

@@ -110,7 +110,8 @@ class Table:
         game = get_game(job.game)
         setup = game.setup(job.level, job.seed, self.secret)
         return MatchRecord(play_seated(game, setup, players, self.sandbox, self.budgets),
-                           tuple(entry(entrant) for entrant in job.entrants), game.reference_score(setup), game.higher_is_better)
+                           tuple(entry(entrant) for entrant in job.entrants), game.reference_score(setup), game.higher_is_better,
+                           setup.meta.get("reference_kind"))
 
     async def _player(self, entrant: Entrant, job: MatchJob) -> Player | tuple[str, Program]:
         if isinstance(entrant, BuiltinEntrant):

@@ -85,7 +85,7 @@ def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = No
     """
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
-    if puzzle in game_names() and INSTRUCTION.search(prompt) is not None:
+    if puzzle in game_names(variants=True) and INSTRUCTION.search(prompt) is not None:
         return mock_games.turn_reply("wrong" if behavior in PLAN_FLAWS else behavior, str(puzzle), prompt, last_user)
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
@@ -158,7 +158,7 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
     behavior = "wrong" if behavior in PLAN_FLAWS else behavior  # code mode: the flaws are instruction mode's
-    if puzzle in game_names():
+    if puzzle in game_names(variants=True):
         return mock_games.code_reply(behavior, str(puzzle))
     behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
     if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:

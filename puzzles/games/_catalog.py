@@ -26,7 +26,7 @@ GAMES: tuple[Game, ...] = (  # PuzzlePlex's order
     BeatOrBombSto(), LargerTarget(), SuperplyM(),
 )
 # A game under a rule of PuzzlePlex's engine that codebench changed, to reproduce PuzzlePlex's numbers: found by name
-# (`get_game`), not among GAMES or `game_names()` (what "all games" means), and no rules of its own for models' prompts.
+# (`get_game`, `--games NAME`), with rules of its own for models' prompts, but not among GAMES (what "all games" means).
 VARIANTS: tuple[Game, ...] = (MaxMaximalCocktailsPuzzlePlex(),)
 
 _BY_NAME = {game.name: game for game in (*GAMES, *VARIANTS)}
@@ -34,8 +34,9 @@ if len(_BY_NAME) != len(GAMES) + len(VARIANTS):
     raise RuntimeError("two games share a name")
 
 
-def game_names() -> list[str]:
-    return [game.name for game in GAMES]
+def game_names(variants: bool = False) -> list[str]:
+    """The 15 games' names ("all games"), and with `variants` the variants' too (every name `get_game` finds)."""
+    return [game.name for game in (*GAMES, *(VARIANTS if variants else ()))]
 
 
 def get_game(name: str) -> Game:

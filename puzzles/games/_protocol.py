@@ -2,7 +2,9 @@
 machines over JSON-compatible state.
 
 A `Game` draws a `Setup` for (level, seed) from its own RNG, seeded by them and by a run's secret if one is given
-(`salted` says why that keeps hidden state hidden); players see only `observe(state, player)`, a fresh
+(`salted` says why that keeps hidden state hidden). Seeds are codebench's own: seed s is not PuzzlePlex's seed s
+(PuzzlePlex seeds `random.seed(s)`; here the RNG is seeded by "<game>|L<level>|<s>"), so the same number is another
+setup, and results compare with PuzzlePlex's over setups, never seed by seed. Players see only `observe(state, player)`, a fresh
 copy holding what that player may see; `legal` judges any JSON value as a move and never raises (a precise issue
 code); `apply` returns a new state; randomness during play (Superply's hints) comes from `env_rng(state)`, derived
 from the setup's seed and the turn, which no player can touch. `play` is the one turn loop, for strategies here and

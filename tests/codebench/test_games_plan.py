@@ -144,3 +144,21 @@ def test_two_player_scores_and_seat_bias() -> None:
     random.seed(0)  # the fit uses no global randomness
     again = build_games_report(rows, boot=20)
     assert again == report
+
+
+def test_the_puzzleplex_rule_variant_is_played_by_name_but_not_in_all() -> None:
+    spec = spec_from_options({"model": "a", "mode": "both", "games": "maxmaximalcocktails-puzzleplex", "levels": "1",
+                              "samples": 1}, {})
+    [strategy] = make_plan(spec, URL).strategies
+    assert "self-loop" in strategy.prompt.text and "maxmaximalcocktails-puzzleplex" not in game_names()
+    assert "maxmaximalcocktails-puzzleplex" in game_names(variants=True)
+
+
+def test_a_normalized_mean_above_one_is_marked_and_the_title_says_why() -> None:
+    """An older OptimalTouring record normalized by the best tour known, which a better tour beats."""
+    from codebench.analysis.games import SCORES_TITLE, score_rows
+
+    report = build_games_report([row("optimaltouring", 0, ("m",), [110.0], 100.0), row("optimaltouring", 0, ("ref",), [90.0], 100.0)],
+                                boot=1)
+    normalized = {cells[2]: cells[5] for cells in score_rows(report)}
+    assert normalized == {"m": "1.100*", "ref": "0.900"} and "marked *" in SCORES_TITLE
