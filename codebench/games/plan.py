@@ -13,7 +13,7 @@ Pure: nothing here calls a model, a sandbox or the database.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import permutations
 from typing import Any, ClassVar
 
@@ -82,7 +82,7 @@ class _ModelEntrant:
 class ProgramEntrant(_ModelEntrant):
     """A model's sample in code mode: the `Strategy` its `StrategyJob` brought back, in a sandbox worker."""
 
-    strategy_key: str = ""
+    strategy_key: str
     mode: ClassVar[str] = "code"
 
     def descriptor(self) -> dict[str, Any]:
@@ -93,9 +93,9 @@ class ProgramEntrant(_ModelEntrant):
 class ChatEntrant(_ModelEntrant):
     """A model's sample in instruction mode: one conversation per game, a move per turn."""
 
-    sampling: Sampling = field(default_factory=lambda: Sampling(0.0, 0, 0))  # its seed moves on every turn
-    options: ChatOptions = field(default_factory=ChatOptions)
-    identity: dict[str, Any] = field(default_factory=dict)  # what else decides the model's replies (endpoint, request)
+    sampling: Sampling  # its seed moves on every turn
+    options: ChatOptions
+    identity: dict[str, Any]  # what else decides the model's replies (endpoint, request)
     mode: ClassVar[str] = "instruction"
 
     def descriptor(self) -> dict[str, Any]:
