@@ -319,7 +319,7 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
-    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file)).strip()
+    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), "--game-secret-file").strip()
     if secret is not None and len(secret) < MIN_SECRET:
         raise ConfigError(f"--game-secret-file {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
                           f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
