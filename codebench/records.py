@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -96,31 +97,52 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
 
 
 @contextmanager
-def open_output(path: Path | None, inputs: Sequence[Path] = ()) -> Iterator[IO[str]]:
-    """Where JSONL goes: stdout, or `path` written whole.
+def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool = False) -> Iterator[IO[Any]]:
+    """Where an output goes (text, or bytes with `binary`): stdout, or `path` written whole. Every writer of a file
+    the user names goes through here.
 
-    A regular file is written beside itself and renamed over `path` at the end, so a failure leaves `path`
-    as it was; on Ctrl-C the whole lines written so far are kept. A device or pipe is written directly.
+    A regular file is written beside itself, in a new file of a random name (created exclusively: a file or link
+    planted beside the target is never followed), and renamed over `path` at the end, so a failure leaves `path` as it
+    was; on Ctrl-C the whole lines of a text written so far are kept, bytes are dropped. A device or pipe (or a link to
+    one) is written directly, never replaced.
 
     Raises:
         InputError: `path` is one of `inputs`, a directory, or cannot be written (the message says why).
     """
     if path is None:
-        yield sys.stdout
+        yield sys.stdout.buffer if binary else sys.stdout
         return
     check_output(path, inputs)
+    mode, encoding = ("wb", None) if binary else ("w", "utf-8")
     if path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
-        with _writing(path, path) as handle:
-            yield handle
+        try:
+            with path.open(mode, encoding=encoding) as handle:
+                yield handle
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
         return
-    partial = path.with_name(f".{path.name}.partial")
     try:
-        with _writing(partial, path) as handle:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as a plain open would have made it
+        handle = os.fdopen(fd, mode, encoding=encoding)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    partial = Path(name)
+    try:
+        with handle:
             yield handle
     except KeyboardInterrupt:
-        _keep_whole_lines(partial)
-        os.replace(partial, path)
+        if binary:
+            partial.unlink(missing_ok=True)
+        else:
+            _keep_whole_lines(partial)
+            os.replace(partial, path)
         raise
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -137,15 +159,6 @@ def check_output(path: Path, inputs: Sequence[Path] = (), option: str = "-o") ->
         raise InputError(f"{option} {path} is a directory: give a file name")
     if any(path.exists() and source.exists() and path.samefile(source) for source in inputs):
         raise InputError(f"{option} {path} is also an input: writing it would destroy what is read; give another file")
-
-
-@contextmanager
-def _writing(target: Path, shown: Path) -> Iterator[IO[str]]:
-    try:
-        with target.open("w", encoding="utf-8") as handle:
-            yield handle
-    except OSError as exc:
-        raise InputError(f"cannot write {shown}: {exc.strerror or exc}") from None
 
 
 def _keep_whole_lines(path: Path) -> None:

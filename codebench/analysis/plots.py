@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from ..records import open_output
 from ..types import COUNTED_STATUSES, Status
 from .report import Report
 
@@ -48,7 +49,8 @@ def write_plots(report: Report, folder: Path) -> list[Path]:
     for name, figure in _figures(report):
         for fmt in FORMATS:
             path = folder / f"{name}.{fmt}"
-            _save(figure, path, fmt)
+            with open_output(path, binary=True) as out:  # whole or not at all, and no planted link followed
+                _save(figure, out, fmt)
             written.append(path)
     return written
 

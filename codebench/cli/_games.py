@@ -6,7 +6,6 @@ Parsing and printing only; the games and their strategies live in `puzzles.games
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -110,14 +109,9 @@ def _check_png(game: Game, png: Path, output: Path | None, inputs: list[Path]) -
 
 
 def _write_png(path: Path, image: bytes) -> None:
-    """Write the picture whole: beside the target, then renamed over it."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_bytes(image)
-        os.replace(partial, path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write the picture whole (`open_output`: a regular file is renamed over, a device or pipe written directly)."""
+    with open_output(path, binary=True) as out:
+        out.write(image)
     status.print(f"board picture written: {path}", highlight=False, markup=False)
 
 
