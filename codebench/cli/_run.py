@@ -231,8 +231,9 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    games = [row for store in stores for row in store.game_rows()]
-    secrets = {row.secret: store for store in stores for row in store.game_rows()[:1]}
+    stored_games = [(store, store.game_rows()) for store in stores]
+    games = [row for _, rows in stored_games for row in rows]
+    secrets = {rows[0].secret: store for store, rows in stored_games if rows}
     if len(secrets) > 1:  # seed s is another setup under another secret: pooled, the games would not be the same games
         from ..keys import secret_fingerprint
 
