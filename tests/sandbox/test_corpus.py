@@ -8,6 +8,8 @@ file, shared memory, IPC object) is visible. One backend of each kind serves the
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +114,7 @@ GENERATED = {  # programs too large to keep as files: the source is the attack
     "deep_attribute_chain": "x = None" + ".a" * 100_000 + "\n\ndef solve(instance):\n    return x\n",
     "deep_unary_chain": "x = " + "-" * 100_000 + "1\n\ndef solve(instance):\n    return x\n",
 }
-HELPERS = {"clean_slate.py", "correct.py", "neighbour.py"}  # used by the tests below, not in the table
+HELPERS = {"clean_slate.py", "correct.py", "neighbour.py", "signal_outside.py"}  # used by the tests below, not in the table
 
 
 SHARED_IMPORT = "from _hanoi import hanoi"
@@ -199,6 +201,24 @@ def test_fork_bomb_does_not_starve_the_neighbour_worker(backend_name: str):
         bomb, neighbour = backend.run(source("neighbour.py"), [THREE, FOUR])
     assert outcome_of(bomb, THREE).status == S.TIMEOUT, bomb
     assert outcome_of(neighbour, FOUR).status == S.LEGAL, neighbour
+
+
+def test_no_signal_leaves_the_solver(sandbox: SandboxBackend):
+    """A solver signals nothing but its own processes: not the supervisor (pid, process group, session; SIGCONT passes
+    any uid within a session), not the harness (its pids handed to the program), no pid it can see or guess."""
+    harness = (os.getpid(), os.getpgrp(), os.getsid(0), os.getppid())
+    program = source("signal_outside.py").replace("HARNESS = ()", f"HARNESS = {harness}")
+    assert f"HARNESS = {harness}" in program
+    received: list[int] = []
+    previous = signal.signal(signal.SIGCONT, lambda number, frame: received.append(number))
+    try:
+        facts = sandbox.run(program, [THREE])[0]
+    finally:
+        signal.signal(signal.SIGCONT, previous)
+    outcome = outcome_of(facts, THREE)
+    assert outcome.status == S.LEGAL, f"{outcome.status} {outcome.detail}: {facts.stdout} {facts.infra_error}"
+    assert received == []
+    assert_clean_slate(sandbox, "signal_outside.py")
 
 
 SOLVER_PROCESSES = ("import os, sys; "
