@@ -172,11 +172,13 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
     clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note)
                for label, e in endpoints.items()}
     display = RunDisplay(tracker)
+    drawn = False  # a sandbox that cannot start leaves its one error line alone, with no progress drawn before it
     try:
         sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)
         opened = open_sandbox(spec.backend, spec.limits, spec.workers, executor=spec.executor,
                               ray_address=spec.ray_address) if sandbox_needed else nullcontext()
         with opened as sandbox, Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
+            drawn = True
             for note in sandbox.notes if sandbox is not None else ():
                 status.print(note, highlight=False, markup=False)
             task = asyncio.ensure_future(execute_plan(spec, plan, store, dict(clients), sandbox, tracker))
@@ -187,7 +189,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
             task.result()
         return tracker
     finally:
-        if not status.is_terminal:
+        if drawn and not status.is_terminal:
             status.print()  # rich leaves the last frame of a Live drawn to a file or pipe without its line end
         for client in clients.values():
             await client.aclose()

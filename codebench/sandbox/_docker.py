@@ -174,9 +174,10 @@ class DockerWorker:
         if self.closed:
             raise SandboxError("the worker is closed")
         labels = {f"{LABEL}.owner": owner_label(), f"{LABEL}.run": self.run_id, f"{LABEL}.role": "worker"}
-        try:
-            self.container = self.client.containers.run(self.image, detach=True, labels=labels,
-                                                        cpuset_cpus=self.cpuset, **hardening(self.limits))
+        try:  # created, then started: `containers.run` would try to pull a missing image (there is no registry here)
+            self.container = self.client.containers.create(self.image, labels=labels, cpuset_cpus=self.cpuset,
+                                                           **hardening(self.limits))
+            self.container.start()
         except docker.errors.ImageNotFound:
             raise SandboxUnavailableError(f"image {self.image} is missing; build it: codebench sandbox build") from None
         except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
@@ -212,7 +213,7 @@ class DockerBackend(PooledBackend):
 
     name = "docker"
 
-    def __init__(self, limits: Limits, workers: int | None = None, image: str = IMAGE) -> None:
+    def __init__(self, limits: Limits, workers: int | None = None) -> None:
         super().__init__(limits)
         self.client = connect()
         sweep_orphans(self.client)
@@ -222,7 +223,7 @@ class DockerBackend(PooledBackend):
         started: list[DockerWorker] = []
         try:
             for index, uid in enumerate(random.sample(SOLVER_UIDS, count)):
-                started.append(DockerWorker(self.client, image, limits, run_id, str(index % cores), uid))
+                started.append(DockerWorker(self.client, IMAGE, limits, run_id, str(index % cores), uid))
         except SandboxError:
             for worker in started:
                 worker.close()

@@ -3,7 +3,12 @@ call); without an engine each command exits 3 with the fix, in one line (doctor 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from docker.api.image import ImageApiMixin
+
+from codebench.model.mock_server import start_mock_server
 
 from ..cli import run_cli
 from .refusal import refused
@@ -40,3 +45,19 @@ def test_a_registry_that_is_not_an_image_reference(capsys: pytest.CaptureFixture
 
 def test_a_ray_address_nothing_answers(capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, "sandbox", "build", "--ray-address", "127.0.0.1:9", code=3, contains="cannot reach the Ray cluster at 127.0.0.1:9")
+
+
+def test_a_run_whose_image_is_missing_asks_for_a_build_and_pulls_nothing(capsys: pytest.CaptureFixture[str],
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    """No registry answers here: Docker's create-or-pull would end in its raw 500; the run says to build, in one line."""
+    monkeypatch.setattr("codebench.sandbox._docker.IMAGE", "codebench-sandbox:never-built")
+    pulls: list[tuple[object, ...]] = []
+    pull = ImageApiMixin.pull
+    monkeypatch.setattr(ImageApiMixin, "pull", lambda self, *args, **kwargs: pulls.append(args) or pull(self, *args, **kwargs))
+    with start_mock_server() as server:
+        refused(capsys, "run", "--model", "oracle", "--base-url", server.url, "--puzzles", "hanoi", "--levels", "1",
+                "--instances-per-level", "1", "--samples", "1", "--backend", "docker", "--workers", "1",
+                "--out", str(tmp_path / "run"), code=3,
+                contains="image codebench-sandbox:never-built is missing; build it: codebench sandbox build")
+    assert pulls == []
