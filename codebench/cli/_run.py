@@ -9,6 +9,8 @@ and the model client are imported inside the commands.
 from __future__ import annotations
 
 import json
+import os
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import ExitStack, nullcontext
 from dataclasses import asdict
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from ..run.plan import Plan
     from ..run.spec import RunSpec
     from ..run.store import Store
-    from ..types import ExecutionRow
+    from ..types import ExecutionRow, GameRow
 
 console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
@@ -233,16 +235,8 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    stored_games = [(store, store.game_rows()) for store in stores]
-    games = [row for _, rows in stored_games for row in rows]
-    secrets = {rows[0].secret: store for store, rows in stored_games if rows}
-    if len(secrets) > 1:  # seed s is another setup under another secret: pooled, the games would not be the same games
-        from ..keys import secret_fingerprint
-
-        raise InputError("these runs played their games under different secrets (" + ", ".join(
-            f"{store.path.parent}: {secret_fingerprint(secret)}" for secret, store in secrets.items()) + "), so their seeds are "
-            "different setups: report them one by one, or play them again with one --game-secret-file")
-    report = build_report(_joined_rows(stores), ks, games=games, usages=[u for store in stores for u in store.usage()],
+    rows, games = _joined(stores)
+    report = build_report(rows, ks, games=games, usages=[u for store in stores for u in store.usage()],
                           prices={**_stored_prices(stores), **(prices or {})},
                           facts=[fact for store in stores for fact in store.instance_facts()],
                           scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
@@ -291,23 +285,57 @@ def _stored_prices(stores: Sequence[Store]) -> dict[str, Any]:
     return prices
 
 
-def _joined_rows(stores: Sequence[Store]) -> list[ExecutionRow]:
-    """The rows of every run, concatenated.
+def _joined(stores: Sequence[Store]) -> tuple[list[ExecutionRow], list[GameRow]]:
+    """The rows and the games of every run, each result once: a game whose seats are all built-in players (ref against
+    random) is the same game in every run played under one secret, whatever its models, so it is counted once.
 
     Raises:
-        InputError: two runs hold the same model in the same mode (their cells would silently merge).
+        InputError: a run given twice (one directory under two names, or two holding the same samples by content key:
+            a copy, or the same requests asked again), two runs holding one model in one mode (their cells would merge),
+            or games played under different secrets (the same seed is another setup).
     """
-    rows: list[ExecutionRow] = []
+    from ..games.plan import BUILTINS
+
+    places: dict[tuple[int, int], Path] = {}
+    owners: dict[str, Path] = {}  # the content key of each planned sample and model-seated game -> its run's directory
     holders: dict[tuple[str, str], Path] = {}
+    rows: list[ExecutionRow] = []
+    games: dict[str, GameRow] = {}
+    secrets: dict[str, Path] = {}
     for store in stores:
-        found = store.report_rows()
-        for model, mode in sorted({(row.model, row.mode) for row in found}):
-            if (model, mode) in holders:
-                raise InputError(f"{holders[model, mode].parent} and {store.path.parent} both hold {model} in {mode} mode: "
-                                 "report them one at a time, or pair them with `codebench compare`")
-            holders[model, mode] = store.path
-        rows += found
-    return rows
+        folder, found = store.path.parent, os.stat(store.path)
+        place = (found.st_dev, found.st_ino)
+        if place in places:
+            raise InputError(f"{folder} is given twice: give each run once" if places[place] == folder else
+                             f"{places[place]} and {folder} are one run directory given twice: give each run once")
+        places[place] = folder
+        plan, secret = store.plan(), store.games_secret() or ""  # a game is its key's setup under its run's secret
+        keys = [] if plan is None else [*(s.key for s in plan.samples),
+                                        *(f"{m.key}:{secret}" for m in plan.matches if not set(m.players) <= set(BUILTINS))]
+        shared = Counter(owners[key] for key in set(keys) if key in owners)
+        if shared:
+            other, count = shared.most_common(1)[0]
+            raise InputError(f"{other} and {folder} hold the same samples ({count} content keys in common: one is a copy of "
+                             "the other, or asks the same requests again): give each run once")
+        owners.update(dict.fromkeys(keys, folder))
+        found_rows = store.report_rows()
+        for model, mode in sorted({(row.model, row.mode) for row in found_rows}):
+            if holders.setdefault((model, mode), folder) != folder:
+                raise InputError(f"{holders[model, mode]} and {folder} both hold {model} in {mode} mode: report them one at "
+                                 "a time, or pair them with `codebench compare`")
+        rows += found_rows
+        stored_games = store.game_rows()
+        if stored_games:
+            secrets.setdefault(stored_games[0].secret, folder)
+        for game in stored_games:
+            games.setdefault(game.key, game)
+    if len(secrets) > 1:  # seed s is another setup under another secret: pooled, the games would not be the same games
+        from ..keys import secret_fingerprint
+
+        raise InputError("these runs played their games under different secrets (" + ", ".join(
+            f"{folder}: {secret_fingerprint(secret)}" for secret, folder in secrets.items()) + "), so their seeds are "
+            "different setups: report them one by one, or play them again with one --game-secret-file")
+    return rows, list(games.values())
 
 
 def compare(

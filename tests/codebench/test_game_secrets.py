@@ -19,8 +19,8 @@ GAME_ARGS = ["--mode", "instruction", "--puzzles", "", "--games", "largertarget"
              "3", "--samples", "1", "--opponents", "ref"]
 
 
-def run(capsys: pytest.CaptureFixture[str], url: str, out: Path, *extra: str) -> tuple[int, str, str]:
-    return run_cli(capsys, "run", "--model", "oracle", "--base-url", url, *GAME_ARGS, "--out", str(out), *extra)
+def run(capsys: pytest.CaptureFixture[str], url: str, out: Path, *extra: str, model: str = "oracle") -> tuple[int, str, str]:
+    return run_cli(capsys, "run", "--model", model, "--base-url", url, *GAME_ARGS, "--out", str(out), *extra)
 
 
 def stored(out: Path) -> tuple[str | None, list[dict[str, object]], str]:
@@ -57,8 +57,8 @@ def test_runs_given_one_secret_file_play_the_same_setups_and_pool(capsys: pytest
     secret = tmp_path / "secret"
     secret.write_text("s" * 32 + "\n")
     with start_mock_server() as server:
-        for name in ("a", "b"):
-            assert run(capsys, server.url, tmp_path / name, "--game-secret-file", str(secret))[0] == 0
+        for name, model in (("a", "oracle"), ("b", "wrong")):  # one model's runs would hold the same samples
+            assert run(capsys, server.url, tmp_path / name, "--game-secret-file", str(secret), model=model)[0] == 0
     (secret_a, seen_a, _), (secret_b, seen_b, _) = stored(tmp_path / "a"), stored(tmp_path / "b")
     assert secret_a == secret_b == "s" * 32 and seen_a == seen_b
     code, out, _ = run_cli(capsys, "report", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json")

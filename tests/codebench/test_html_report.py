@@ -255,5 +255,5 @@ def test_two_runs_holding_the_same_model_and_mode_are_refused(run_dir: Path, tmp
     copy = tmp_path / "copy"
     shutil.copytree(run_dir, copy)
     err = refused(capsys, "report", str(run_dir), str(copy), "--html", str(tmp_path / "x.html"),
-                  contains=f"{run_dir} and {copy} both hold hostile in code mode", inputs=(run_dir, copy, tmp_path))
-    assert "codebench compare" in err
+                  contains=f"{run_dir} and {copy} hold the same samples", inputs=(run_dir, copy, tmp_path))
+    assert "give each run once" in err

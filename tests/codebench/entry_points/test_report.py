@@ -3,6 +3,7 @@ damaged stores, and outputs that would destroy the database are refused, and the
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from contextlib import closing
@@ -10,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from codebench.cli import main
 from codebench.errors import StoreError
+from codebench.model.mock_server import start_mock_server
 from codebench.run.store import Store
 
+from ..cli import run_cli
 from .refusal import refused
 
 V1 = Path(__file__).parents[1] / "data" / "v1_run"
@@ -69,3 +73,66 @@ def test_outputs_that_would_destroy_or_cannot_be_written(run_dir: Path, capsys: 
 def test_an_unknown_format(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, "report", str(run_dir), "--format", "xml", contains="--format 'xml': choose table, md, csv, json",
             inputs=(run_dir,))
+
+
+# -- joined reports: the same run or the same sample twice is refused, shared built-in games count once -----------------
+GAMES = ["--mode", "instruction", "--puzzles", "", "--games", "largertarget", "--levels", "1", "--instances-per-level", "2",
+         "--samples", "1", "--opponents", "ref,random"]
+
+
+def cli(*argv: str) -> None:
+    """Run the CLI in-process outside a test's capture (module fixtures): it must succeed."""
+    with pytest.raises(SystemExit) as done:
+        main(list(argv))
+    assert not done.value.code, argv
+
+
+@pytest.fixture(scope="module")
+def games_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Games-only runs under one secret file: a (oracle) and b (wrong) share their built-in-only games (ref against
+    random), a2 asks a's very requests again (so it holds a's samples under another directory)."""
+    folder = tmp_path_factory.mktemp("games")
+    secret = folder / "secret"
+    secret.write_text("s" * 32)
+    with start_mock_server() as server:
+        for name, model in (("a", "oracle"), ("b", "wrong"), ("a2", "oracle")):
+            cli("run", "--model", model, "--base-url", server.url, *GAMES, "--game-secret-file", str(secret),
+                "--out", str(folder / name))
+    return folder
+
+
+def games_of(capsys: pytest.CaptureFixture[str], *run_dirs: Path) -> dict[str, object]:
+    code, out, err = run_cli(capsys, "report", *map(str, run_dirs), "--format", "json")
+    assert code == 0, err
+    games = json.loads(out)["games"]
+    return {"games": games["games"], **{s["player"]: s["games"] for s in games["scores"]}}
+
+
+def test_a_games_run_given_twice_by_path_or_as_a_copy_is_refused(games_runs: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    a, copy = games_runs / "a", tmp_path / "copy"
+    shutil.copytree(a, copy)
+    refused(capsys, "report", str(a), str(a), contains=f"{a} is given twice: give each run once", inputs=(a,))
+    refused(capsys, "report", str(tmp_path / ".." / tmp_path.name / "copy"), str(copy),
+            contains=f"{tmp_path / '..' / tmp_path.name / 'copy'} and {copy} are one run directory given twice", inputs=(a,))
+    for other in (copy, games_runs / "a2"):  # a copy, or the same requests asked again in another directory
+        refused(capsys, "report", str(a), str(games_runs / "b"), str(other), inputs=(a, other),
+                contains=f"{a} and {other} hold the same samples (8 content keys in common")
+
+
+def test_runs_of_other_models_pool_their_shared_built_in_games_once(games_runs: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = games_of(capsys, games_runs / "a"), games_of(capsys, games_runs / "b")
+    assert a == {"games": 12, "oracle (instruction)": 8, "ref": 8, "random": 8}
+    assert b == {"games": 12, "wrong (instruction)": 8, "ref": 8, "random": 8}
+    # ref against random on 2 setups in both seats: the same 4 games in each run (one secret), counted once
+    assert games_of(capsys, games_runs / "a", games_runs / "b") == {
+        "games": 20, "oracle (instruction)": 8, "wrong (instruction)": 8, "ref": 12, "random": 12}
+
+
+def test_a_puzzle_run_and_its_copy_hold_the_same_samples(run_dir: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    refused(capsys, "report", str(run_dir), str(copy), inputs=(run_dir, copy),
+            contains=f"{run_dir} and {copy} hold the same samples (")
