@@ -132,9 +132,32 @@ def parse_price(text: str) -> tuple[str, Price]:
         values = [float(part) for part in parts]
     except ValueError:
         raise InputError(f"--price {text!r} is not of the form {PRICE_FORM}: the prices must be numbers") from None
-    if not all(math.isfinite(v) and v >= 0 for v in values):
+    if not all(_amount(v) for v in values):
         raise InputError(f"--price {text!r} is not of the form {PRICE_FORM}: the prices must be finite and not negative")
     return model, Price(*values)
+
+
+def _amount(value: object) -> bool:
+    """A price per million tokens: a finite number, not negative (a bool is no price)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def stored_prices(table: object) -> dict[str, Price | None]:
+    """A price table as a run stores it ({label: {"input_per_mtok": …, "output_per_mtok": …}}, none: {}) read back; a
+    label whose price is not two finite amounts, not negative, maps to None (a shared run directory may hold anything).
+
+    Raises:
+        ValueError: the table is not a mapping of labels.
+    """
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise ValueError(f"a price table is a mapping, not {type(table).__name__}")
+    prices: dict[str, Price | None] = {}
+    for label, price in table.items():
+        amounts = [price.get(field) for field in ("input_per_mtok", "output_per_mtok")] if isinstance(price, dict) else []
+        prices[label] = Price(*map(float, amounts)) if amounts and all(map(_amount, amounts)) else None
+    return prices
 
 
 def _cost(prompt_tokens: int, completion_tokens: int, price: Price) -> float:

@@ -25,17 +25,19 @@ from rich.text import Text
 
 from ..errors import InputError
 from ..records import check_output, open_output
+from ..types import harmless
 from ._interrupt import interruptible
 from ._params import puzzle_params
 
 if TYPE_CHECKING:
     from ..analysis.report import Report
+    from ..analysis.usage import Price
     from ..model.presets import Endpoint
     from ..run.pipeline import Tracker
     from ..run.plan import Plan
     from ..run.spec import RunSpec
     from ..run.store import Store
-    from ..types import ExecutionRow, GameRow
+    from ..types import ExecutionRow, GameRow, SampleUsage
 
 console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
@@ -227,7 +229,7 @@ class RunDisplay:
 
 
 def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None, plots: Path | None = None,
-                  html: Path | None = None, *, section: str | None = None, prices: dict[str, Any] | None = None,
+                  html: Path | None = None, *, section: str | None = None, prices: dict[str, Price] | None = None,
                   brief: bool = False) -> Report:
     """The report of `stores` as text in `fmt` (None: none) on stdout or into `output`, and the figures and the HTML
     page where asked for; returned. Costs use each run's stored price table, `prices` (label → Price) over it."""
@@ -236,8 +238,9 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
     rows, games = _joined(stores)
-    report = build_report(rows, ks, games=games, usages=[u for store in stores for u in store.usage()],
-                          prices={**_stored_prices(stores), **(prices or {})},
+    usages = [store.usage() for store in stores]
+    report = build_report(rows, ks, games=games, usages=[usage for used in usages for usage in used],
+                          prices=_prices(stores, prices or {}, usages),
                           facts=[fact for store in stores for fact in store.instance_facts()],
                           scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
                                   for store in stores])
@@ -269,20 +272,41 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
     return report
 
 
-def _stored_prices(stores: Sequence[Store]) -> dict[str, Any]:
-    """The price tables the runs were given (a later run's price of a model over an earlier one's)."""
-    from ..analysis.usage import Price
+def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[Sequence[SampleUsage]]) -> dict[str, Price]:
+    """Each model's price: the one given (--price), else the one its run stored (a later run's over an earlier one's).
 
-    prices: dict[str, Any] = {}
-    for store in stores:
-        spec = store.document("spec") or {}
-        for label, price in (spec.get("prices") or {}).items():
-            try:
-                prices[label] = Price(float(price["input_per_mtok"]), float(price["output_per_mtok"]))
-            except (KeyError, TypeError, ValueError):
-                raise InputError(f"{store.path} holds a price for {label} that is not what codebench writes: give "
-                                 f"--price {label}=INPUT/OUTPUT") from None
-    return prices
+    Raises:
+        InputError: a --price for a model the runs do not hold (`run` refuses it too), or a stored price table that is not
+            what codebench writes where no --price replaces it (the line names the run and the prices to give).
+    """
+    from ..analysis.usage import stored_prices
+
+    held = []
+    for store, used in zip(stores, usages):
+        plan = store.plan()
+        held.append(sorted({*(plan.base_urls if plan is not None else ()), *(usage.model for usage in used)}))
+    unknown = sorted(set(given) - {model for models in held for model in models})
+    if unknown:
+        raise InputError(f"--price {harmless(unknown[0])}: no model of these runs is called that (models: "
+                         f"{harmless(', '.join(sorted({model for models in held for model in models})))})")
+    prices: dict[str, Price] = {}
+    for store, models in zip(stores, held):
+        spec = store.document("spec")
+        try:
+            table = stored_prices(spec.get("prices") if isinstance(spec, dict) else spec)  # another shape: no table
+        except ValueError:
+            unpriced = [model for model in models if model not in given]
+            if unpriced:
+                raise InputError(f"{store.path.parent}: its price table is not what codebench writes: give --price "
+                                 f"MODEL=INPUT/OUTPUT for each of its models without one ({harmless(', '.join(unpriced))})") from None
+            continue
+        for label, price in table.items():
+            if price is None and label not in given:
+                raise InputError(f"{store.path.parent}: its price for {harmless(label)} is not what codebench writes: give "
+                                 f"--price {harmless(label)}=INPUT/OUTPUT")
+            if price is not None:
+                prices[label] = price
+    return {**prices, **given}
 
 
 def _joined(stores: Sequence[Store]) -> tuple[list[ExecutionRow], list[GameRow]]:

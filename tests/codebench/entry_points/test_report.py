@@ -136,3 +136,26 @@ def test_a_puzzle_run_and_its_copy_hold_the_same_samples(run_dir: Path, tmp_path
     shutil.copytree(run_dir, copy)
     refused(capsys, "report", str(run_dir), str(copy), inputs=(run_dir, copy),
             contains=f"{run_dir} and {copy} hold the same samples (")
+
+
+# -- prices: a --price names a model of the runs; a stored price table of the wrong shape is one error line ------------------
+def test_a_price_for_a_model_the_runs_do_not_hold_is_refused(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "report", str(run_dir), "--price", "mixd=1/2", inputs=(run_dir,),
+            contains="--price mixd: no model of these runs is called that (models: crash, empty, mixed, no_code, syntax_error, wrong)")
+
+
+@pytest.mark.parametrize(("spec", "blamed"), [
+    ("[1, 2]", "its price table"), ('"text"', "its price table"), ('{"prices": [1]}', "its price table"),
+    ('{"prices": {"mixed": 3}}', "its price for mixed"), ('{"prices": {"mixed": {"input_per_mtok": "x"}}}', "its price for mixed"),
+    ('{"prices": {"mixed": {"input_per_mtok": -1, "output_per_mtok": 1}}}', "its price for mixed")])
+def test_a_stored_price_table_of_the_wrong_shape_asks_for_prices(run_dir: Path, capsys: pytest.CaptureFixture[str], spec: str,
+                                                                  blamed: str) -> None:
+    with closing(sqlite3.connect(run_dir / "run.sqlite")) as db, db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (spec,))
+    err = refused(capsys, "report", str(run_dir), inputs=(run_dir,),
+                  contains=f"{run_dir}: {blamed} is not what codebench writes: give --price")
+    assert "--price mixed=INPUT/OUTPUT" in err if "mixed" in blamed else "(crash, empty, mixed, no_code, syntax_error, wrong)" in err
+    models = ("crash", "empty", "mixed", "no_code", "syntax_error", "wrong")  # the prices given replace the stored ones
+    code, out, err = run_cli(capsys, "report", str(run_dir), *(f"--price={model}=1/2" for model in models), "--section",
+                             "cost", "--format", "json")
+    assert code == 0 and json.loads(out)["records"][0]["cost"] > 0, err
