@@ -21,11 +21,11 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import InputError
-from ..types import INFRASTRUCTURE_STATUSES, ExecutionRow, Status
+from ..types import INFRASTRUCTURE_STATUSES, ExecutionRow, Status, harmless
 from .sections import align
 
 
@@ -101,6 +101,46 @@ class Comparison:
 
 
 _Pair = tuple[str, int, str, int, str, str]  # puzzle, level, instance id, sample, A's status, B's status
+
+
+def check_sides(runs: Sequence[Sequence[ExecutionRow]], keys: Sequence[Mapping[tuple[str, str], frozenset[str]]], a: Side,
+                b: Side) -> None:
+    """Refuse sides that would compare nothing or the wrong thing: each must name a model in a mode that one run holds
+    (N/ says which where several do), and the two must be other samples: not one side named twice, nor two runs holding
+    the same samples (`keys`: each run's planned sample keys per model and mode; one key is one request).
+
+    Raises:
+        InputError: a side no run holds (naming what was typed and the sides found), a side several runs hold, one side
+            named twice, or two sides sharing sample keys (a copy of a run, or the same requests asked again).
+    """
+    held = [_holder(runs, side, option) for side, option in ((a, "--a"), (b, "--b"))]
+    if held[0] == held[1] and (a.model, a.mode) == (b.model, b.mode):
+        raise InputError(f"--a {a} and --b {b} name one side: compare two models, two modes or two runs")
+    shared = keys[held[0] - 1].get((a.model, a.mode), frozenset()) & keys[held[1] - 1].get((b.model, b.mode), frozenset())
+    if shared:
+        raise InputError(f"--a {a} and --b {b} hold the same samples ({len(shared)} content keys in common: one run is a copy "
+                         "of the other, or asks the same requests again): compare sides that differ in model, mode or request")
+
+
+def _holder(runs: Sequence[Sequence[ExecutionRow]], side: Side, option: str) -> int:
+    """The run (1-based) whose rows hold `side`."""
+    found = [run for run, rows in enumerate(runs, 1) if side.run in (0, run)
+             and any(row.model == side.model and row.mode == side.mode for row in rows)]
+    held = f"{harmless(side.model)} in {harmless(side.mode)} mode"
+    if not found:
+        where = "no run holds" if side.run == 0 else f"run {side.run} does not hold"
+        raise InputError(f"{option} {harmless(str(side))}: {where} {held} (sides found: {sides_found(runs)})")
+    if len(found) > 1:
+        choices = " or ".join(harmless(str(replace(side, run=run))) for run in found)
+        raise InputError(f"{option} {harmless(str(side))}: runs {', '.join(map(str, found[:-1]))} and {found[-1]} "
+                         f"{'both' if len(found) == 2 else 'all'} hold {held}: name one, as {choices}")
+    return found[0]
+
+
+def sides_found(runs: Sequence[Sequence[ExecutionRow]]) -> str:
+    """Every side the runs hold, as --a and --b take them (N/MODEL:MODE when there are several runs)."""
+    found = sorted({(run if len(runs) > 1 else 0, row.model, row.mode) for run, rows in enumerate(runs, 1) for row in rows})
+    return harmless(", ".join(str(Side(model, mode, run)) for run, model, mode in found)) or "none"
 
 
 def side_rows(runs: Sequence[Sequence[ExecutionRow]], side: Side) -> dict[tuple[str, int, str, int], ExecutionRow]:

@@ -320,19 +320,14 @@ def _joined(stores: Sequence[Store]) -> tuple[list[ExecutionRow], list[GameRow]]
     """
     from ..games.plan import BUILTINS
 
-    places: dict[tuple[int, int], Path] = {}
+    _once([store.path for store in stores])
     owners: dict[str, Path] = {}  # the content key of each planned sample and model-seated game -> its run's directory
     holders: dict[tuple[str, str], Path] = {}
     rows: list[ExecutionRow] = []
     games: dict[str, GameRow] = {}
     secrets: dict[str, Path] = {}
     for store in stores:
-        folder, found = store.path.parent, os.stat(store.path)
-        place = (found.st_dev, found.st_ino)
-        if place in places:
-            raise InputError(f"{folder} is given twice: give each run once" if places[place] == folder else
-                             f"{places[place]} and {folder} are one run directory given twice: give each run once")
-        places[place] = folder
+        folder = store.path.parent
         plan, secret = store.plan(), store.games_secret() or ""  # a game is its key's setup under its run's secret
         keys = [] if plan is None else [*(s.key for s in plan.samples),
                                         *(f"{m.key}:{secret}" for m in plan.matches if not set(m.players) <= set(BUILTINS))]
@@ -370,8 +365,8 @@ def compare(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Paired comparison of two sides on their shared instances: difference, bootstrap interval, McNemar, flips."""
+    from ..analysis.compare import check_sides, render_comparison
     from ..analysis.compare import compare as paired
-    from ..analysis.compare import render_comparison
     from ..run.store import Store
 
     if fmt not in ("table", "json"):
@@ -379,14 +374,17 @@ def compare(
     databases = [_database(folder) for folder in run_dirs]
     if output is not None:
         check_output(output, databases)
-    runs = []
+    _once(databases)
+    runs, keys = [], []
     for database in databases:
         store = Store.for_reading(database)
         try:
             runs.append(store.report_rows())
+            keys.append(_planned_keys(store))
         finally:
             store.close()
     side_a, side_b = _sides(runs, a, b)
+    check_sides(runs, keys, side_a, side_b)
     text = render_comparison(paired(runs, side_a, side_b), fmt)
     if output is None:
         console.print(text, highlight=False, markup=False, soft_wrap=True)
@@ -398,7 +396,7 @@ def compare(
 
 def _sides(runs: list[Any], a: str | None, b: str | None) -> tuple[Any, Any]:
     """The sides the user named; by default, on one run holding one model in both modes, instruction against code."""
-    from ..analysis.compare import Side
+    from ..analysis.compare import Side, sides_found
 
     if a is not None and b is not None:
         return Side.parse(a, "--a", len(runs)), Side.parse(b, "--b", len(runs))
@@ -409,8 +407,28 @@ def _sides(runs: list[Any], a: str | None, b: str | None) -> tuple[Any, Any]:
     if len(runs) == 1 and len(models) == 1 and {mode for _, mode in found} >= {"instruction", "code"}:
         model = models.pop()
         return Side(model, "instruction"), Side(model, "code")
-    shown = ", ".join(f"{model}:{mode}" for model, mode in found) or "none"
-    raise InputError(f"name the sides with --a and --b (sides found: {shown})")
+    raise InputError(f"name the sides with --a and --b (sides found: {sides_found(runs)})")
+
+
+def _planned_keys(store: Store) -> dict[tuple[str, str], frozenset[str]]:
+    """The run's planned sample keys per model and mode: what tells two sides' samples apart."""
+    plan = store.plan()
+    keys: dict[tuple[str, str], set[str]] = {}
+    for planned in plan.samples if plan is not None else ():
+        keys.setdefault((planned.model, planned.mode), set()).add(planned.key)
+    return {side: frozenset(found) for side, found in keys.items()}
+
+
+def _once(databases: Sequence[Path]) -> None:
+    """Refuse a run directory given twice, under one name or two (a link, another spelling of the path)."""
+    seen: dict[tuple[int, int], Path] = {}
+    for database in databases:
+        found = os.stat(database)
+        first = seen.get((found.st_dev, found.st_ino))
+        if first is not None:
+            raise InputError(f"{database.parent} is given twice: give each run once" if first == database else
+                             f"{first.parent} and {database.parent} are one run directory given twice: give each run once")
+        seen[(found.st_dev, found.st_ino)] = database
 
 
 def _database(folder: Path) -> Path:

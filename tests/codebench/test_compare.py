@@ -59,7 +59,7 @@ def test_the_command_on_a_stored_run_and_its_refusals(capsys: pytest.CaptureFixt
     # distinct instances (Hanoi's L1 and L2: one each; water jug's: two each) × samples
     assert code == 0 and result["overall"]["pairs"] == (2 + 4) * 3 and result["overall"]["b_rate"] == 0.0
     refused(capsys, "compare", str(V1), "--a", "mixed:code", "--b", "nobody:code", inputs=(V1,),
-            contains="mixed:code and nobody:code share no instance judged on both sides")
+            contains="--b nobody:code: no run holds nobody in code mode (sides found: crash:code, empty:code, mixed:code")
     refused(capsys, "compare", str(V1), inputs=(V1,), contains="name the sides with --a and --b (sides found: crash:code")
     refused(capsys, "compare", str(V1), "--a", "mixed", "--b", "wrong:code", contains="--a 'mixed': expected MODEL:MODE")
     refused(capsys, "compare", str(V1), "--a", "3/mixed:code", "--b", "wrong:code", contains="only 1 run(s)")
