@@ -72,6 +72,7 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False  # a label is text as stored: a model named "$\frac{$" is no formula
     import matplotlib.pyplot as plt
 
     for name, draw in (("legal_rate_vs_lambda", _legal_rate), ("status_mix", _status_mix),
@@ -116,16 +117,30 @@ def _lines(items: Iterable[Any], puzzle: str) -> list[tuple[str, list[Any]]]:
     return sorted(lines.items())
 
 
+def _judged(report: Report) -> list[Any]:
+    """The cells with a judged result: a cell whose every result failed outside the model (or is not run yet) has no
+    rate or status mix to draw, and a run where every request failed draws neither figure."""
+    return [cell for cell in report.cells if cell.executions]
+
+
+def _legend(figure: Any, axes: Iterable[Any]) -> None:
+    """One legend below the figure's panels for every label they drew, if they drew any."""
+    handles = {label: handle for axis in axes for handle, label in zip(*axis.get_legend_handles_labels())}
+    if handles:
+        figure.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(5, len(handles)), fontsize="small")
+
+
 def _legal_rate(report: Report, plt: Any) -> Any:
-    puzzles = sorted({cell.puzzle for cell in report.cells})
+    judged = _judged(report)
+    puzzles = sorted({cell.puzzle for cell in judged})
     if not puzzles:
         return None
-    unresolved = any(cell.infra_counts for cell in report.cells)
+    unresolved = any(cell.infra_counts for cell in judged)
     title = "legal rate against complexity λ (95% Wilson intervals" + \
         ("; ▽ with unresolved infrastructure failures counted as failures)" if unresolved else ")")
     figure, axes = _grid(plt, len(puzzles), title)
     for axis, puzzle in zip(axes, puzzles):
-        for label, cells in _lines([cell for cell in report.cells if cell.executions], puzzle):
+        for label, cells in _lines(judged, puzzle):
             cells.sort(key=lambda c: c.mean_complexity)
             xs = [c.mean_complexity for c in cells]
             ys = [c.legal_rate for c in cells]
@@ -150,8 +165,9 @@ def _legal_rate(report: Report, plt: Any) -> Any:
 
 
 def _status_mix(report: Report, plt: Any) -> Any:
-    groups = sorted({(cell.model, cell.mode) for cell in report.cells})
-    puzzles = sorted({cell.puzzle for cell in report.cells})
+    judged = _judged(report)
+    groups = sorted({(cell.model, cell.mode) for cell in judged})
+    puzzles = sorted({cell.puzzle for cell in judged})
     if not groups:
         return None
     figure, axes = plt.subplots(len(groups), len(puzzles), figsize=(3.2 * len(puzzles), 2.6 * len(groups) + 0.8),
@@ -160,7 +176,7 @@ def _status_mix(report: Report, plt: Any) -> Any:
     for row, group in enumerate(groups):
         for column, puzzle in enumerate(puzzles):
             axis = axes[row][column]
-            cells = sorted((c for c in report.cells if (c.model, c.mode) == group and c.puzzle == puzzle), key=lambda c: c.level)
+            cells = sorted((c for c in judged if (c.model, c.mode) == group and c.puzzle == puzzle), key=lambda c: c.level)
             bottoms = [0.0] * len(cells)
             for status in COUNTED_STATUSES:
                 shares = [c.status_counts.get(status, 0) / c.executions if c.executions else 0.0 for c in cells]
@@ -169,8 +185,7 @@ def _status_mix(report: Report, plt: Any) -> Any:
                     bottoms = [b + s for b, s in zip(bottoms, shares)]
             axis.set_ylim(0, 1)
             axis.set_title(f"{puzzle}\n{group[0]} · {group[1]}", fontsize="small")
-    handles = {label: handle for axis in (a for row in axes for a in row) for handle, label in zip(*axis.get_legend_handles_labels())}
-    figure.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(5, len(handles)), fontsize="small")
+    _legend(figure, (axis for row in axes for axis in row))
     figure.suptitle("status mix per level")
     figure.tight_layout(rect=(0, 0.08, 1, 0.96))
     return figure
@@ -241,8 +256,7 @@ def _failure_modes(report: Report, plt: Any) -> Any:
         axis.set_title(f"{group[0]} · {group[1]}", fontsize="small")
         axis.tick_params(axis="x", labelrotation=40, labelsize="small")
         axis.set_ylabel("failures")
-    handles = {label: handle for axis in axes for handle, label in zip(*axis.get_legend_handles_labels())}
-    figure.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(5, len(handles)), fontsize="small")
+    _legend(figure, axes)
     figure.tight_layout(rect=(0, 0.1, 1, 0.95))
     return figure
 

@@ -52,7 +52,7 @@ def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> lis
     values = {
         "game": strings(row.game), "level": row.level, "seed": row.seed, "players": [strings(p) for p in row.players],
         "seats": [strings(seat) for seat in record["seats"]], "statuses": [strings(s) for s in record["statuses"]],
-        "details": [strings(clip(d)) for d in record["details"]], "scores": record["outcome"]["scores"],
+        "details": [strings(clip(d)) for d in record.get("details", ())], "scores": record["outcome"]["scores"],
         "results": record["outcome"]["results"], "start": strings(game.render(setup.state) if same else None),
         "turns": [[turn[name] for name in TURN_FIELDS] for turn in turns],
     }

@@ -44,7 +44,10 @@ from ..types import (
     SampleUsage,
     Sampling,
     Status,
+    harmless,
 )
+from . import _fields
+from ._fields import FIELDS, RUN, Damaged, conform, shown
 
 SCHEMA_VERSION = 6
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
@@ -119,7 +122,8 @@ class PlannedSample:
 def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
     """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
     code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
-    return [SampleUsage(**usage) for usage in record.get("usage", []) if usage]
+    return [SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
+                        usage["reasoning_tokens"], usage.get("requests", 1)) for usage in record.get("usage", []) if usage]
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,31 @@ class Store:
             try:
                 return self.db.execute(sql, values).fetchall()
             except sqlite3.Error as exc:
-                raise StoreError(f"cannot read {self.path} ({exc}): it is damaged or not a codebench run database") from None
+                raise StoreError(f"cannot read {self.path} ({harmless(str(exc))}): it is damaged or not a codebench run "
+                                 "database") from None
+
+    def _select(self, table: str, columns: Sequence[str], where: str = "", values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """`columns` of `table`'s rows (`where` narrows and orders them), each field checked to be what codebench writes."""
+        return self._checked(table, columns, self._read(f"SELECT {', '.join(columns)} FROM {table} {where}", values))
+
+    def _checked(self, table: str, columns: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """`rows` of `columns` with each field checked by its column's `FIELDS` entry (a JSON field parsed).
+
+        Raises:
+            StoreError: a field is not what codebench writes, named by table, row (its key) and column.
+        """
+        checks = [FIELDS[column] for column in columns]
+        found = []
+        for index, row in enumerate(rows):
+            fields = []
+            for column, check, value in zip(columns, checks, row):
+                try:
+                    fields.append(check(value))
+                except Damaged as exc:
+                    name = repr(row[0][:80]) if isinstance(row[0], str) else f"#{index + 1}"
+                    raise self._damaged(f"the {column} of {table} row {name} {exc}") from None
+            found.append(tuple(fields))
+        return found
 
     # -- the plan and its provenance -------------------------------------------------------------------------
     def record_plan(self, plan: StoredPlan, records: Iterable[tuple[Record, float | None]], documents: dict[str, Any]) -> None:
@@ -247,18 +275,21 @@ class Store:
         run = self.document("run")
         if run is None:
             return None
-        samples = tuple(PlannedSample(*row) for row in self._read(
-            "SELECT key, model, mode, puzzle, instance_id, sample FROM plan_samples ORDER BY position"))
+        samples = tuple(PlannedSample(*row) for row in self._select(
+            "plan_samples", ("key", "model", "mode", "puzzle", "instance_id", "sample"), "ORDER BY position"))
         instances: dict[str, list[str]] = {}
-        for puzzle, instance_id in self._read("SELECT puzzle, instance_id FROM plan_instances ORDER BY position"):
+        for puzzle, instance_id in self._select("plan_instances", ("puzzle", "instance_id"), "ORDER BY position"):
             instances.setdefault(puzzle, []).append(instance_id)
+        matches = tuple(PlannedMatch(key, game, level, seed, tuple(players)) for key, game, level, seed, players
+                        in self._select("plan_matches", ("key", "game", "level", "seed", "players"), "ORDER BY position"))
         try:
+            run = conform(run, RUN)
             # schemas 1-3 kept one URL for the whole run
             base_urls = run["base_urls"] if "base_urls" in run else {s.model: run["base_url"] for s in samples}
-            matches = tuple(PlannedMatch(key, game, level, seed, tuple(json.loads(players))) for key, game, level, seed, players
-                            in self._read("SELECT key, game, level, seed, players FROM plan_matches ORDER BY position"))
             plan = StoredPlan(dict(base_urls), Limits(**run["limits"]), samples, {k: tuple(v) for k, v in instances.items()},
                               matches, {key: tuple(ids) for key, ids in run.get("alike", {}).items()})
+        except Damaged as exc:
+            raise self._damaged(f"its run document is not what codebench writes: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its run document is not what codebench writes ({type(exc).__name__}: {exc})") from None
         return self._distinct(plan)
@@ -283,16 +314,26 @@ class Store:
         stored and none chosen yet."""
         chosen = self.document("games_secret")
         if chosen is not None:
-            return str(chosen["secret"])
+            try:
+                return conform(chosen, {"secret": _fields.text})["secret"]
+            except Damaged as exc:
+                raise self._damaged(f"its games_secret document is not what codebench writes: {exc}") from None
         return "" if self._read("SELECT 1 FROM matches LIMIT 1") else None
+
+    def prices(self) -> Any:
+        """The price table, as stored, of every label the runs into this directory were given (each label's latest), so
+        requests asked under a label since renamed keep their price; a run recorded before there was one kept only its
+        own prices, in its spec (a spec of another shape is handed on as it is, for the reader to refuse)."""
+        prices = self.document("prices")
+        if prices is None:
+            spec = self.document("spec")
+            prices = spec.get("prices") if isinstance(spec, dict) else spec
+        return prices
 
     def document(self, name: str) -> Any:
         """A document of `meta` (`spec`, `versions`, `run`) as stored, or None."""
-        rows = self._read("SELECT value FROM meta WHERE key = ?", (name,))
-        try:
-            return json.loads(rows[0][0]) if rows else None
-        except (TypeError, ValueError) as exc:
-            raise self._damaged(f"its {name} document is not JSON ({exc})") from None
+        rows = self._select("meta", ("key", "value"), "WHERE key = ?", (name,))
+        return rows[0][1] if rows else None
 
     # -- samples, programs, executions -----------------------------------------------------------------------
     def add_sample(self, sample: Sample) -> None:
@@ -315,8 +356,9 @@ class Store:
     def samples(self, keys: Iterable[str]) -> dict[str, Sample]:
         """The stored samples among `keys`, by key (one query per 500 keys)."""
         columns = ", ".join("s." + c for c in SAMPLE_COLUMNS)
-        rows = self._in(f"SELECT {columns}, p.source FROM samples s LEFT JOIN programs p ON p.key = s.program_key "
-                        "WHERE s.key IN ({})", list(keys))
+        rows = self._checked("samples", (*SAMPLE_COLUMNS, "source"), self._in(
+            f"SELECT {columns}, p.source FROM samples s LEFT JOIN programs p ON p.key = s.program_key WHERE s.key IN ({{}})",
+            list(keys)))
         return {row[0]: _sample(row) for row in rows}
 
     def answered(self, keys: Iterable[str]) -> set[str]:
@@ -347,6 +389,37 @@ class Store:
                        (planned.key, planned.game, planned.level, planned.seed, json.dumps(list(planned.players)),
                         json.dumps(record, sort_keys=True), int(void), time.time()))
 
+    def add_spent(self, usages: Iterable[SampleUsage]) -> None:
+        """Add the tokens of replies no stored sample or game holds: a conversation the run's budget cut short (its sample
+        or game is held, and asked anew on a resume), a void game (played again). `usage` counts them with the rest, so
+        a resume's budget and the cost table count every reply that was paid for."""
+        spent = {(u.model, u.mode, u.puzzle): u for u in self.spent()}  # the event loop is the one writer
+        for usage in usages:
+            before = spent.get((usage.model, usage.mode, usage.puzzle))
+            spent[usage.model, usage.mode, usage.puzzle] = usage if before is None else replace(
+                before, prompt_tokens=before.prompt_tokens + usage.prompt_tokens,
+                completion_tokens=before.completion_tokens + usage.completion_tokens,
+                reasoning_tokens=before.reasoning_tokens + usage.reasoning_tokens, requests=before.requests + usage.requests)
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('spent', ?)",
+                       (json.dumps([asdict(usage) for usage in spent.values()], sort_keys=True),))
+
+    def spent(self) -> list[SampleUsage]:
+        """The tokens of replies no stored sample or game holds (`add_spent`), per model, mode and puzzle or game.
+
+        Raises:
+            StoreError: the document is not what codebench writes.
+        """
+        spent = self.document("spent") or []
+        fields = {"model": str, "mode": str, "puzzle": str, "prompt_tokens": int, "completion_tokens": int,
+                  "reasoning_tokens": int, "requests": int}
+        if not isinstance(spent, list) or not all(
+                isinstance(usage, dict) and usage.keys() == fields.keys()
+                and all(type(usage[name]) is kind and (kind is str or usage[name] >= 0) for name, kind in fields.items())
+                for usage in spent):
+            raise self._damaged("its record of tokens spent outside stored replies is not what codebench writes")
+        return [SampleUsage(**usage) for usage in spent]
+
     def matches_played(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` of games stored with a result (not void)."""
         return {key for (key,) in self._in("SELECT key FROM matches WHERE void = 0 AND key IN ({})", list(keys))}
@@ -365,13 +438,18 @@ class Store:
         plan = self.plan()
         if plan is None or not plan.matches:
             return []
-        try:
-            records = {key: json.loads(record) for key, record in self._read("SELECT key, record FROM matches WHERE void = 0")}
-            secret = self.games_secret() or ""
-            return [GameRow(planned.key, planned.game, planned.level, planned.seed, planned.players, records[planned.key], secret)
-                    for planned in plan.matches if planned.key in records]
-        except (TypeError, ValueError) as exc:
-            raise self._damaged(f"a game record is not JSON ({exc})") from None
+        records = dict(self._select("matches", ("key", "record"), "WHERE void = 0"))
+        secret = self.games_secret() or ""
+        rows = [GameRow(planned.key, planned.game, planned.level, planned.seed, planned.players, records[planned.key], secret)
+                for planned in plan.matches if planned.key in records]
+        for row in rows:
+            record = row.record
+            seats = {len(row.players), *map(len, (record["statuses"], record["seats"], record.get("details", row.players),
+                                                  record["outcome"]["scores"], record["outcome"]["results"]))}
+            if len(seats) > 1 or any(move["player"] >= len(row.players) for move in record["moves"]):
+                raise self._damaged(f"the record of matches row {row.key!r} does not have a seat for each of its "
+                                    f"{len(row.players)} players")
+        return shown(rows)
 
     def _in(self, sql: str, keys: list[str]) -> Iterator[tuple[Any, ...]]:
         for start in range(0, len(keys), CHUNK):
@@ -386,25 +464,26 @@ class Store:
             StoreError: the rows do not fit together (a planned instance missing, a meta field not JSON).
         """
         try:
-            return self._report_rows()
+            return shown(self._report_rows())
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
 
     def _damaged(self, why: str) -> StoreError:
-        return StoreError(f"{self.path} is damaged: {why}; re-run into a new --out directory")
+        """One error line naming the run and what in it is not what codebench writes (shown `harmless`)."""
+        return StoreError(f"{self.path} is damaged: {harmless(why)}; re-run into a new --out directory")
 
     def _report_rows(self) -> list[ExecutionRow]:
         plan = self.plan()
         if plan is None:
             return []
-        instances = {row[0]: row for row in self._read("SELECT id, level, lambda, meta FROM instances")}
+        instances = {row[0]: row for row in self._select("instances", ("id", "level", "lambda", "meta"))}
         samples = {key: (read_status, read_detail, program, _Reply(bool(truncated), hedges(response or ""), prompt, completion,
                                                                   reasoning))
                    for key, read_status, read_detail, program, truncated, response, prompt, completion, reasoning
-                   in self._read("SELECT key, read_status, read_detail, program_key, truncated, response, prompt_tokens, "
-                                 "completion_tokens, reasoning_tokens FROM samples")}
-        executions = {row[0]: row for row in self._read("SELECT key, status, detail, steps_applied, first_illegal_step, issues "
-                                                         "FROM executions")}
+                   in self._select("samples", ("key", "read_status", "read_detail", "program_key", "truncated", "response",
+                                               "prompt_tokens", "completion_tokens", "reasoning_tokens"))}
+        executions = {row[0]: row for row in self._select("executions", ("key", "status", "detail", "steps_applied",
+                                                                         "first_illegal_step", "issues"))}
         rows = []
         for planned in plan.samples:
             stored = samples.get(planned.key)
@@ -412,8 +491,7 @@ class Store:
                 continue  # not requested yet (the run was interrupted)
             read_status, read_detail, program, reply = stored
             for instance_id in plan.judged_on(planned):
-                _, level, lam, meta = instances[instance_id]
-                instance_meta = json.loads(meta)
+                _, level, lam, instance_meta = instances[instance_id]
                 shortest = instance_meta.get("min_solution_length")
                 shortest = shortest if isinstance(shortest, int) and not isinstance(shortest, bool) else None
                 steps = first_illegal = None
@@ -425,7 +503,7 @@ class Store:
                     if found is None:
                         continue  # not executed yet
                     _, status, detail, steps, first_illegal, issues = found
-                    codes = tuple(str(issue["code"]) for issue in json.loads(issues))
+                    codes = tuple(issue["code"] for issue in issues)
                 rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
                                          detail, lam, _progress(steps, shortest), first_illegal, codes, steps, shortest,
                                          reply.truncated, reply.hedged, reply.prompt_tokens, reply.completion_tokens,
@@ -438,7 +516,7 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        levels = dict(self._read("SELECT id, level FROM instances"))
+        levels = dict(self._select("instances", ("id", "level")))
         asked: Counter[tuple[str, str, str, int]] = Counter()
         try:
             for planned in plan.samples:
@@ -446,7 +524,7 @@ class Store:
                     asked[(planned.model, planned.mode, planned.puzzle, levels[instance_id])] += 1
         except KeyError as exc:
             raise self._damaged(f"a planned instance is missing ({exc})") from None
-        return [PlannedCell(*key, results) for key, results in asked.items()]
+        return shown([PlannedCell(*key, results) for key, results in asked.items()])
 
     def unplayed_games(self) -> tuple[int, int]:
         """(void, missing): the planned games stored void (the sandbox or the endpoint broke them; played again on a
@@ -458,25 +536,32 @@ class Store:
         return sum(1 for m in plan.matches if void.get(m.key) == 1), sum(1 for m in plan.matches if m.key not in void)
 
     def usage(self) -> list[SampleUsage]:
-        """The token counts of every stored request of the plan (a request with no count: 0), in plan order, then those
-        of each stored game's model seats in instruction mode: what cost and the budgets add up. A request stands for every
-        planned sample that shares its key, so it is counted once.
+        """The token counts of every stored request (a request with no count: 0): the plan's in plan order, then those
+        asked under an earlier plan of this directory (a renamed label, other samples or puzzles: paid for all the same)
+        under the model, mode and puzzle they were asked for; then those of each stored game's model seats in instruction
+        mode, the plan's first; then what replies no stored sample or game holds cost (`spent`): what cost and the budgets
+        add up. A request stands for every planned sample that shares its key, so it is counted once.
 
         Raises:
-            StoreError: a stored game record is not what codebench writes.
+            StoreError: a stored sample or game record is not what codebench writes.
         """
         plan = self.plan()
         if plan is None:
             return []
-        stored = {key: counts for key, *counts in self._read("SELECT key, prompt_tokens, completion_tokens, reasoning_tokens, "
-                                                              "format_retries FROM samples")}
-        usages, seen = [], set()
+        stored = {key: (SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries))
+                  for key, model, mode, puzzle, prompt, completion, reasoning, retries in self._select(
+                      "samples", ("key", "model", "mode", "puzzle", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+                                  "format_retries"), "ORDER BY created")}
+        usages = []
         for planned in plan.samples:
-            if planned.key in stored and planned.key not in seen:
-                seen.add(planned.key)
-                prompt, completion, reasoning, retries = (count or 0 for count in stored[planned.key])
-                usages.append(SampleUsage(planned.model, planned.mode, planned.puzzle, prompt, completion, reasoning, 1 + retries))
-        return usages + [usage for row in self.game_rows() for usage in match_usage(row.record)]
+            if planned.key in stored:
+                usages.append(replace(stored.pop(planned.key), model=planned.model, mode=planned.mode, puzzle=planned.puzzle))
+        games = self.game_rows()
+        played = {row.key for row in games}
+        earlier = [record for key, record in self._select("matches", ("key", "record"), "WHERE void = 0 ORDER BY created")
+                   if harmless(key) not in played]
+        return (shown([*usages, *stored.values()]) + [usage for row in games for usage in match_usage(row.record)]
+                + shown([usage for record in earlier for usage in match_usage(record)]) + self.spent())
 
     def instance_facts(self) -> list[InstanceFacts]:
         """Every distinct planned instance with its generator's reference metrics and the other seeds that drew it, in plan
@@ -488,11 +573,11 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {instance_id: (level, meta) for instance_id, level, meta in self._read("SELECT id, level, meta FROM instances")}
+        stored = {instance_id: (level, meta) for instance_id, level, meta in self._select("instances", ("id", "level", "meta"))}
         try:
-            return [InstanceFacts(puzzle, stored[instance_id][0], instance_id, json.loads(stored[instance_id][1]),
-                                  plan.alike.get(instance_id, ()))
-                    for puzzle, ids in plan.instances.items() for instance_id in ids]
+            return shown([InstanceFacts(puzzle, stored[instance_id][0], instance_id, stored[instance_id][1],
+                                        plan.alike.get(instance_id, ()))
+                          for puzzle, ids in plan.instances.items() for instance_id in ids])
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its instances do not fit the plan ({type(exc).__name__}: {exc})") from None
 
@@ -503,7 +588,7 @@ class Store:
 
     def samples_per_question(self) -> int:
         """The most samples the plan draws of one prompt (the n of pass@k); 0 before any plan."""
-        return self._read("SELECT COALESCE(MAX(sample) + 1, 0) FROM plan_samples")[0][0]
+        return max((sample + 1 for (sample,) in self._select("plan_samples", ("sample",))), default=0)
 
     def sample_details(self) -> list[SampleDetail]:
         """Every stored sample of the plan, in plan order, with each instance it is judged on and the execution behind
@@ -517,13 +602,13 @@ class Store:
             return []
         try:
             samples = self.samples(planned.key for planned in plan.samples)
-            instances = {instance_id: (level, json.loads(meta).get("version"))
-                         for instance_id, level, meta in self._read("SELECT id, level, meta FROM instances")}
-            executions = {key: (status, detail, ExecutionDetail(tuple(json.loads(issues)), first_illegal, steps, cpu_s, wall_s,
-                                                                peak_mib, stdout or "", stderr or ""))
+            instances = {instance_id: (level, meta.get("version"))
+                         for instance_id, level, meta in self._select("instances", ("id", "level", "meta"))}
+            executions = {key: (status, detail, ExecutionDetail(tuple(issues), first_illegal, steps, cpu_s, wall_s, peak_mib,
+                                                                stdout or "", stderr or ""))
                           for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, stdout, stderr
-                          in self._read("SELECT key, status, detail, issues, first_illegal_step, steps_applied, cpu_s, wall_s, "
-                                        "peak_mib, stdout, stderr FROM executions")}
+                          in self._select("executions", ("key", "status", "detail", "issues", "first_illegal_step",
+                                                         "steps_applied", "cpu_s", "wall_s", "peak_mib", "stdout", "stderr"))}
             details = []
             for planned in plan.samples:
                 sample = samples.get(planned.key)
@@ -542,7 +627,7 @@ class Store:
                 # one request may stand for several planned instances that read alike (level-1 Hanoi instances often
                 # are): each entry names the instance it was planned for
                 details.append(SampleDetail(replace(sample, instance_id=planned.instance_id), tuple(judged)))
-            return details
+            return shown(details)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
 
@@ -573,8 +658,9 @@ def _sample(row: tuple[Any, ...]) -> Sample:
                             server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
     reading = Reading(Status(read_status) if read_status else None, read_detail or "", program)
-    return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt, Sampling(**json.loads(params)),
-                  completion, reading, format_retries, tuple(json.loads(retried_replies)) if retried_replies else ())
+    return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt,
+                  Sampling(params["temperature"], params["max_tokens"], params["seed"]), completion, reading, format_retries,
+                  tuple(retried_replies or ()))
 
 
 def _version(db: sqlite3.Connection, path: Path) -> int:
