@@ -83,6 +83,7 @@ class ChatSeat:
                  loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
         self.name, self.model, self.sampling, self.options = name, model, sampling, options
         self.loop, self.stop = loop, stop
+        self.turns: list[dict[str, Any]] = []  # each turn's replies, as they come
 
     def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
         self.game, self.player, self.turns = game, seat, []
@@ -98,20 +99,19 @@ class ChatSeat:
         """The model's move as JSON text (the engine judges it), or the outcome that ends the game for this seat."""
         message = self._turn_message(observation, since)
         messages = [*self.opening, *(self.history if self.options.history else []), message]
+        turn = len(self.turns)
         replies: list[dict[str, Any]] = []
+        self.turns.append({"replies": replies})  # kept as it grows: a turn the run's budget cuts short still shows its replies
         for retry in range(self.options.format_retries + 1):
-            completion = self._complete(messages, retry)
+            completion = self._complete(messages, turn, retry)
             replies.append(_reply_record(completion))
             if completion.error is not None:
-                self.turns.append({"replies": replies})
                 return Answer(forfeit=Forfeit(str(Status.API_ERROR), completion.error), wall_s=_latency(replies))
             answer = last_answer(completion.text)
             if answer is not None:
                 self.history += [message, {"role": "assistant", "content": completion.text}]
-                self.turns.append({"replies": replies})
                 return Answer(text=answer, wall_s=_latency(replies))
             messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": MOVE_REMINDER}]
-        self.turns.append({"replies": replies})
         cut = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
         return Answer(forfeit=Forfeit(str(Status.NO_ANSWER), f"no move could be read after {self.options.format_retries} "
                                                              f"format retries{cut}"), wall_s=_latency(replies))
@@ -138,9 +138,13 @@ class ChatSeat:
         return {"role": "user", "content": [{"type": "text", "text": text},
                                             {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{image}"}}]}
 
-    def _complete(self, messages: list[dict[str, Any]], retry: int) -> Completion:
-        """One reply, from the event loop; its seed moves on with every turn and retry, so no two requests repeat."""
-        seed = self.sampling.seed + 1000 * len(self.turns) + retry
+    def _complete(self, messages: list[dict[str, Any]], turn: int, retry: int) -> Completion:
+        """One reply, from the event loop; its seed moves on with every turn and retry, so no two requests repeat.
+
+        Raises:
+            BudgetReached: the run's budget is used up: the request was not sent (the game is held for a resume).
+        """
+        seed = self.sampling.seed + 1000 * turn + retry
         future = asyncio.run_coroutine_threadsafe(
             self.model.complete(messages, temperature=self.sampling.temperature, max_tokens=self.sampling.max_tokens,
                                 seed=seed), self.loop)

@@ -6,7 +6,8 @@ sandbox worker held for the game, models in a conversation on the run's event lo
 program players first takes that many of the sandbox's seats at once, so two games never hold one worker each while
 waiting for a second. A game the sandbox or the endpoint broke is stored void and played again on resume, up to
 `MAX_ATTEMPTS` plays in all: then it stays void (the report says so), so a run always ends. An interrupted game is not
-stored at all.
+stored at all, nor is a held one: a game whose model could not be asked because the run's budget was used up (a turn
+of its chat seat, or the strategy request of its program), played on a resume with a larger budget, no attempt spent.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contextlib import asynccontextmanager
 
 from puzzles.games import Player, StrategyPlayer, get_game
 
-from ..errors import ConfigError
+from ..errors import BudgetReached, ConfigError
 from ..modes import ChatModel
 from ..run.store import PlannedMatch, Store
 from ..sandbox import SandboxBackend
@@ -48,26 +49,26 @@ class Table:
     """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored."""
 
     def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, budgets: GameLimits,
-                 secret: str, threads: int, on_played: Callable[..., None], admit: Callable[[], bool] = lambda: True) -> None:
+                 secret: str, threads: int, on_played: Callable[[bool, bool], None], on_held: Callable[[], None]) -> None:
         self.store, self.clients, self.sandbox, self.budgets = store, clients, sandbox, budgets
         self.secret = secret  # salts every setup and built-in player: the published seeds do not reveal the setups
-        self.on_played = on_played  # (cached=, void=, usage=) -> None: the progress counters and the run's budgets
-        self.admit = admit  # False: the game may not start (a budget is used up); it is played on a resume
+        self.on_played = on_played  # (cached, void): for the progress counters
+        self.on_held = on_held  # a game not played: a request it needed was held by the run's budget
         self.loop = asyncio.get_running_loop()
-        self.samples: dict[str, asyncio.Future[Sample]] = {}
+        self.samples: dict[str, asyncio.Future[Sample | None]] = {}  # None: the budget held the strategy request
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="codebench-game")
         self.starting = asyncio.Semaphore(threads)
         self.stop = threading.Event()  # set when the run ends: a seat waiting for its model gives up
         self.free = sandbox.capacity if sandbox is not None else 0
         self.freed = asyncio.Condition()
 
-    def program(self, sample: Sample) -> None:
-        """A code-mode sample is stored: the games its strategy plays may start."""
-        future = self._sample(sample.key)
+    def program(self, key: str, sample: Sample | None) -> None:
+        """A strategy request's sample is stored (the games its program plays may start), or it was held (None: so are they)."""
+        future = self._sample(key)
         if not future.done():
             future.set_result(sample)
 
-    def _sample(self, key: str) -> asyncio.Future[Sample]:
+    def _sample(self, key: str) -> asyncio.Future[Sample | None]:
         return self.samples.setdefault(key, self.loop.create_future())
 
     async def play_all(self, jobs: Sequence[MatchJob]) -> None:
@@ -83,7 +84,7 @@ class Table:
         played = self.store.matches_settled((job.key for job in jobs), MAX_ATTEMPTS)
         for job in jobs:
             if job.key in played:
-                self.on_played(cached=True, void=False)
+                self.on_played(True, False)
         try:
             await asyncio.gather(*(self._play(job) for job in jobs if job.key not in played))
         finally:
@@ -94,16 +95,22 @@ class Table:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
     async def _play(self, job: MatchJob) -> None:
-        players = [await self._player(entrant, job) for entrant in job.entrants]
-        programs = sum(isinstance(player, tuple) for player in players)
-        async with self.starting:  # as many games at once as the pool has threads: each is admitted as it starts
-            if not self.admit():
-                return
-            async with self._seats(programs):
+        players: list[Player | tuple[str, Program]] = []
+        try:
+            for entrant in job.entrants:
+                players.append(await self._player(entrant, job))
+            programs = sum(isinstance(player, tuple) for player in players)
+            async with self.starting, self._seats(programs):  # as many games at once as the pool has threads
                 record = await self.loop.run_in_executor(self.pool, self._game, job, players)
+        except BudgetReached:  # a model was not asked: the game says nothing yet, and is played on a resume
+            self.store.add_spent(usage for entrant, player in zip(job.entrants, players) if isinstance(player, ChatSeat)
+                                 and (usage := entry(entrant).usage(job.game, player.finish())) and usage.requests)
+            self.on_held()
+            return
         self.store.add_match(planned(job), record.to_json(), record.void)
-        self.on_played(cached=False, void=record.void,  # a void game's tokens leave with it, as the store's usage does
-                       usage=() if record.void else [usage for usage in record.usage() if usage])
+        if record.void:  # played again: the replies its seats were paid for are counted apart
+            self.store.add_spent(usage for usage in record.usage() if usage and usage.requests)
+        self.on_played(False, record.void)
 
     def _game(self, job: MatchJob, players: list[Player | tuple[str, Program]]) -> MatchRecord:
         """The game played, with who sat where and its one-player score's absolute reference."""
@@ -119,6 +126,8 @@ class Table:
         if isinstance(entrant, ChatEntrant):
             return ChatSeat(entrant.label, self.clients[entrant.model], entrant.sampling, entrant.options, self.loop, self.stop)
         sample = await self._sample(entrant.strategy_key)
+        if sample is None:
+            raise BudgetReached(f"{entrant.label}'s strategy request was held by the run's budget")
         program = sample.reading.program
         if program is None:  # no usable program: the seat loses with the reading's status (an API error voids the game)
             return ForfeitSeat(entrant.label, Outcome(sample.reading.status or Status.NO_CODE, sample.reading.detail))

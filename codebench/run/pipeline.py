@@ -12,16 +12,16 @@ import asyncio
 import platform
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import puzzles
 from puzzles.games import new_secret
 
 from .. import __version__
-from ..analysis.usage import request_cost, total_usage
-from ..errors import ConfigError, SandboxError
+from ..analysis.usage import Price, request_cost, stored_prices, total_usage
+from ..errors import BudgetReached, ConfigError, SandboxError
 from ..games.chat import ask_strategy
 from ..games.plan import StrategyJob
 from ..games.table import Table, game_versions, planned
@@ -31,6 +31,7 @@ from ..sandbox import SandboxBackend
 from ..types import (
     INFRASTRUCTURE_STATUSES,
     Batch,
+    Completion,
     Facts,
     Limits,
     Outcome,
@@ -59,7 +60,9 @@ class Tracker:
     samples_cached: int = 0
     executions_done: int = 0
     executions_cached: int = 0
-    tokens: int = 0
+    tokens: int = 0  # prompt + completion of every reply received, game turns included: what the budgets count
+    tokens_before: int = 0  # … of what earlier runs into this directory stored (read when a budget counts them)
+    cost: float = 0.0  # US dollars of both at the run's prices (counted under --max-cost)
     games_total: int = 0
     games_done: int = 0
     games_cached: int = 0
@@ -113,7 +116,18 @@ def record_plan(store: Store, spec: RunSpec, plan: Plan) -> None:
                 "games": game_versions(spec.games)}
     records = [(record, scalar_lambda(record)) for records in plan.instances.values() for record in records]
     secret = {"games_secret": {"secret": games_secret(store, spec)}} if plan.matches else {}
-    store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions, **secret})
+    prices = {label: asdict(price) for label, price in _prices(store, spec).items()}
+    store.record_plan(stored, records, {"spec": spec.to_json(), "versions": versions, "prices": prices, **secret})
+
+
+def _prices(store: Store, spec: RunSpec) -> dict[str, Price]:
+    """Every label's latest price: this run's over those earlier runs into the directory were given, so the requests
+    asked under a label since renamed are costed at theirs (a stored price not what codebench writes is dropped)."""
+    try:
+        earlier = stored_prices(store.prices())
+    except ValueError:
+        earlier = {}
+    return {**{label: price for label, price in earlier.items() if price is not None}, **spec.prices}
 
 
 async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
@@ -128,30 +142,19 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     tracker.executions_total, tracker.games_total = plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in (*plan.samples, *plan.strategies))
-    budget = _Budget(spec, store) if spec.max_cost is not None or spec.max_tokens_total is not None else None
+    budget = _Budget(spec, store, tracker, clients)
 
-    def played(cached: bool, void: bool, usage: Sequence[SampleUsage] = ()) -> None:
-        tracker.count(games_done=1, games_cached=int(cached), games_void=int(void),
-                      tokens=sum(seat.completion_tokens for seat in usage))
-        if budget is not None:
-            budget.add(usage)
-
-    def admit() -> bool:
-        """Whether a game may start: not once a budget is used up (games under way finish, and count)."""
-        if budget is None:
-            return True
-        tracker.budget_reached = budget.reached()
-        if tracker.budget_reached:
-            tracker.count(games_held=1)
-        return not tracker.budget_reached
+    def played(cached: bool, void: bool) -> None:
+        tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
 
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
-    table = (Table(store, dict(clients), sandbox, spec.game_limits, store.games_secret() or "", threads, played, admit)
-             if plan.matches else None)
+    seats = {label: budget.gated(label, tally=False) for label in clients}
+    table = (Table(store, seats, sandbox, spec.game_limits, store.games_secret() or "", threads, played,
+                   lambda: tracker.count(games_held=1)) if plan.matches else None)
 
     async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                   question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
-        """The job's sample (`puzzle`: or the game): stored or asked now; None when a budget holds the request back."""
+        """The job's sample (`puzzle`: or the game): stored or asked now; None when the budget held a request back."""
         sample = stored.get(job.key)
         reused = sample is not None and sample.completion.error is None
         if not reused:
@@ -164,34 +167,29 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 
     async def _asked(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                      question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
-        client = clients[job.model]
-        if budget is None:
-            reply = await question(client)
-        else:
-            async with budget.gate:
-                tracker.budget_reached = budget.reached()
-                if tracker.budget_reached:
-                    return None
-                reply = await question(client)
-                budget.add([SampleUsage(job.model, job.mode, puzzle, reply.completion.prompt_tokens or 0,
-                                        reply.completion.completion_tokens or 0, reply.completion.reasoning_tokens or 0)])
-        sample = Sample(job.key, job.model, client.base_url, job.mode, puzzle, job.sample, instance_id, job.prompt.text,
+        model = budget.gated(job.model, tally=True)
+        try:
+            reply = await question(model)
+        except BudgetReached:  # not asked, or a format retry not sent: the conversation is asked anew on a resume
+            if model.spent:
+                store.add_spent(replace(usage, mode=job.mode, puzzle=puzzle) for usage in model.spent)
+            return None
+        sample = Sample(job.key, job.model, model.base_url, job.mode, puzzle, job.sample, instance_id, job.prompt.text,
                         job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies)
         store.add_sample(sample)
-        tracker.count(tokens=reply.completion.completion_tokens or 0)
         return sample
 
     async def one(job: SampleJob) -> None:
         mode = get_mode(job.mode, spec.format_retries)
-        sample = await ask(job, job.puzzle, job.instance_id, lambda client: mode.ask(job, client))
+        sample = await ask(job, job.puzzle, job.instance_id, lambda model: mode.ask(job, model))
         if sample is not None:
             await mode.judge(job, sample, bench)
 
     async def strategy(job: StrategyJob) -> None:
-        """A game's strategy request: once its program is stored, its matches may start."""
-        sample = await ask(job, job.game, None, lambda client: ask_strategy(job.prompt, job.sampling, client))
-        if sample is not None and table is not None:
-            table.program(sample)
+        """A game's strategy request: once its program is stored (or held), its matches may start (or are held)."""
+        sample = await ask(job, job.game, None, lambda model: ask_strategy(job.prompt, job.sampling, model))
+        if table is not None:
+            table.program(job.key, sample)
 
     writer = asyncio.ensure_future(bench.write())
     tasks = [*(asyncio.ensure_future(one(job)) for job in plan.samples),
@@ -201,6 +199,7 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     try:
         await asyncio.gather(*tasks)
     finally:  # done, or one failed (a refused endpoint): stop the others, keep what is stored
+        tracker.budget_reached = budget.reached()  # with what the replies in flight added after it was reached
         for task in [*tasks, writer]:
             task.cancel()
         if table is not None:
@@ -208,31 +207,71 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
 
 
 class _Budget:
-    """The run's budgets, over every request stored so far (earlier runs into the same directory included), so a
-    resume counts what was spent before. Checked as each request goes out, through a gate as wide as the run's
-    connections: at most that many replies in flight can pass a budget, and they are kept (they were paid for).
-    Each key is asked (and spent) once per run and stored once, so a resume sees the very spending the stopped run saw.
-    A game is let start while neither budget is reached, and its model seats' tokens count once it is stored."""
+    """The run's budgets, and the gate every model request of the run passes (a puzzle sample and each of its format
+    retries, a strategy request, each turn of a game's chat seat): a request is sent only while no budget is used up, and
+    charged when its reply arrives. At most `max_connections` requests per model are between the two, so a run
+    overspends by no more than the replies in flight when its budget is reached (they are kept: they were paid for).
 
-    def __init__(self, spec: RunSpec, store: Store) -> None:
-        self.spec = spec
-        self.tokens, cost = total_usage(store.usage(), spec.prices)
-        self.cost = cost or 0.0
-        self.gate = asyncio.Semaphore(spec.max_connections)
+    The tracker keeps the sums, so progress shows what the budgets count. Under a budget they start from every reply the
+    store counts (earlier runs into the same directory included), so a resume counts what was spent before."""
+
+    def __init__(self, spec: RunSpec, store: Store, tracker: Tracker, clients: dict[str, ChatModel]) -> None:
+        self.spec, self.tracker, self.clients = spec, tracker, clients
+        self.gates = {label: asyncio.Semaphore(spec.max_connections) for label in clients}  # a model's requests in flight
+        if spec.max_cost is not None or spec.max_tokens_total is not None:
+            tracker.tokens_before, cost = total_usage(store.usage(), _prices(store, spec))
+            tracker.cost = cost or 0.0
 
     def reached(self) -> str:
         """Which budget is used up, and by how much ("" while neither is)."""
-        if self.spec.max_tokens_total is not None and self.tokens >= self.spec.max_tokens_total:
-            return f"--max-tokens-total {self.spec.max_tokens_total}: {self.tokens} tokens used"
-        if self.spec.max_cost is not None and self.cost >= self.spec.max_cost:
-            return f"--max-cost {self.spec.max_cost:g}: ${self.cost:.4f} spent"
+        tokens = self.tracker.tokens + self.tracker.tokens_before
+        if self.spec.max_tokens_total is not None and tokens >= self.spec.max_tokens_total:
+            return f"--max-tokens-total {self.spec.max_tokens_total}: {tokens} tokens used"
+        if self.spec.max_cost is not None and self.tracker.cost >= self.spec.max_cost:
+            return f"--max-cost {self.spec.max_cost:g}: ${self.tracker.cost:.4f} spent"
         return ""
 
-    def add(self, usages: Iterable[SampleUsage]) -> None:
-        for usage in usages:
-            self.tokens += usage.prompt_tokens + usage.completion_tokens
-            price = self.spec.prices.get(usage.model)
-            self.cost += request_cost(usage, price) if price is not None else 0.0
+    def gated(self, model: str, *, tally: bool) -> _Gated:
+        """`model`'s client behind the gate; `tally`: for one conversation, keeping what each reply cost (a game's chat
+        seats keep that in their records)."""
+        return _Gated(self, model, [] if tally else None)
+
+    def charge(self, usage: SampleUsage) -> None:
+        """One reply's tokens, and their cost at its model's price."""
+        self.tracker.count(tokens=usage.prompt_tokens + usage.completion_tokens)
+        price = self.spec.prices.get(usage.model)
+        self.tracker.cost += request_cost(usage, price) if price is not None else 0.0
+
+
+class _Gated:
+    """A model's client behind the run's budget gate. A conversation the gate cuts short is held; its tally (`spent`:
+    each reply's tokens) is stored apart (`Store.add_spent`), so a resume's budget and the cost table count it."""
+
+    def __init__(self, budget: _Budget, model: str, spent: list[SampleUsage] | None) -> None:
+        self.budget, self.model, self.client, self.spent = budget, model, budget.clients[model], spent
+
+    @property
+    def base_url(self) -> str:
+        return self.client.base_url
+
+    async def complete(self, messages: list[dict[str, Any]], *, temperature: float, max_tokens: int | None,
+                       seed: int) -> Completion:
+        """The client's completion, once the gate lets it go.
+
+        Raises:
+            BudgetReached: a budget is used up; the request was not sent (its sample or game is held for a resume).
+        """
+        async with self.budget.gates[self.model]:
+            reached = self.budget.reached()
+            if reached:
+                raise BudgetReached(reached)
+            completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
+            usage = SampleUsage(self.model, "", "", completion.prompt_tokens or 0, completion.completion_tokens or 0,
+                                completion.reasoning_tokens or 0)
+            self.budget.charge(usage)
+        if self.spent is not None:
+            self.spent.append(usage)
+        return completion
 
 
 @dataclass(frozen=True)
