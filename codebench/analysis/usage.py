@@ -199,7 +199,10 @@ def cost_lines(usages: Sequence[SampleUsage], prices: Mapping[str, Price]) -> li
     return lines
 
 
-def total_usage(usages: Sequence[SampleUsage], prices: Mapping[str, Price]) -> tuple[int, float | None]:
-    """(prompt + completion tokens, US dollars or None if a model has no price) of the whole run: what the budgets check."""
+def total_usage(usages: Sequence[SampleUsage], prices: Mapping[str, Price]) -> tuple[int, float]:
+    """(prompt + completion tokens, US dollars of the requests of the models with a price) of the whole run: what the
+    budgets check. `run` asks a price of every model under --max-cost, but an earlier label of the run directory may have
+    none: its requests' tokens count, and they cost nothing here rather than void the cost of the others."""
     run = _line(SCOPES[0], ("", "", ""), list(usages), prices)
-    return run.prompt_tokens + run.completion_tokens, run.cost
+    cost = _line(SCOPES[0], ("", "", ""), [usage for usage in usages if usage.model in prices], prices).cost
+    return run.prompt_tokens + run.completion_tokens, cost or 0.0

@@ -291,9 +291,8 @@ def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[S
                          f"{harmless(', '.join(sorted({model for models in held for model in models})))})")
     prices: dict[str, Price] = {}
     for store, models in zip(stores, held):
-        spec = store.document("spec")
         try:
-            table = stored_prices(spec.get("prices") if isinstance(spec, dict) else spec)  # another shape: no table
+            table = stored_prices(store.prices())
         except ValueError:
             unpriced = [model for model in models if model not in given]
             if unpriced:

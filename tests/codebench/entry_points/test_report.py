@@ -159,3 +159,37 @@ def test_a_stored_price_table_of_the_wrong_shape_asks_for_prices(run_dir: Path, 
     code, out, err = run_cli(capsys, "report", str(run_dir), *(f"--price={model}=1/2" for model in models), "--section",
                              "cost", "--format", "json")
     assert code == 0 and json.loads(out)["records"][0]["cost"] > 0, err
+
+
+# -- a run resumed under a renamed label: the earlier label's requests stay in the cost table, at their own price ------------
+def test_requests_made_under_a_renamed_label_are_still_costed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+
+    def resume(label: str, *price: str, code: int = 0) -> None:
+        config = tmp_path / f"{label}.yaml"
+        config.write_text(f"models:\n  - {{name: oracle, label: {label}}}\n")
+        done, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", server.url, "--mode", "instruction",
+                               "--puzzles", "waterjug", "--levels", "1", "--instances-per-level", "2", "--samples", "1",
+                               *price, "--out", str(out))
+        assert done == code, err
+
+    def costs(*price: str) -> dict[str, tuple[int, float | None]]:
+        code, text, err = run_cli(capsys, "report", str(out), *price, "--section", "cost", "--format", "json")
+        assert code == 0, err
+        return {line["model"] or "*": (line["requests"], line["cost"]) for line in json.loads(text)["records"]
+                if line["scope"] in ("run", "model")}
+
+    with start_mock_server() as server:
+        resume("first", "--price", "first=1/2")
+        alone = costs()["first"]
+        resume("second", "--price", "second=10/20")  # asks every request again under the new label
+        resume("third")  # and again, with no price
+        # a budget counts what the directory's earlier labels spent, at their stored prices: nothing is asked
+        resume("fourth", "--price", "fourth=1/2", "--max-cost", str(11 * alone[1]), code=4)
+    found = costs()
+    assert "fourth" not in found
+    assert found["first"] == alone and alone[0] == 2 and alone[1] > 0  # at the price stored for it
+    assert found["second"][0] == 2 and found["second"][1] == pytest.approx(10 * alone[1])
+    assert found["third"] == (2, None) and found["*"] == (6, None)  # unpriced: no total either, none assumed
+    found = costs("--price", "third=1/2")
+    assert found["third"] == alone and found["*"] == (6, pytest.approx(12 * alone[1]))
