@@ -45,11 +45,13 @@ class Side:
             InputError: another shape, or a run position that does not exist.
         """
         where, slash, rest = text.partition("/")
-        run_text, body = (where, rest) if slash and where.isdigit() else ("0", text)
-        model, colon, mode = body.rpartition(":")
+        number = bool(slash) and where.isascii() and where.isdigit()  # else the slash is the model's own (Qwen/Qwen3-8B)
+        model, colon, mode = (rest if number else text).rpartition(":")
         if not colon or not model or not mode:
             raise InputError(f"{option} {text!r}: expected MODEL:MODE (e.g. gpt-4o:code), or N/MODEL:MODE for the N-th run")
-        run = int(run_text)
+        run = int(where) if number else 0
+        if number and run == 0:
+            raise InputError(f"{option} {text!r}: runs are numbered from 1, in their order on the command line")
         if run > runs:
             raise InputError(f"{option} {text!r}: there are only {runs} run(s) on the command line")
         return cls(model, mode, run)

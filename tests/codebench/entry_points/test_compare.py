@@ -69,3 +69,12 @@ def test_an_unknown_side_names_what_was_typed_and_the_sides_found(runs: tuple[Pa
     a, b = map(str, runs)
     refused(capsys, "compare", a, b, "--a", "1/mixed:instruction", "--b", side, inputs=runs,
             contains=f"--b {side}: {why} (sides found: 1/mixed:instruction, 2/mixed:instruction)")
+
+
+@pytest.mark.parametrize(("side", "message"), [
+    ("0/mixed:instruction", "--a '0/mixed:instruction': runs are numbered from 1"),
+    ("²/mixed:instruction", "no run holds ²/mixed in instruction mode"),  # not a run number: part of a model's name
+    ("3/mixed:instruction", "--a '3/mixed:instruction': there are only 2 run(s) on the command line")])
+def test_a_run_number_is_one_of_the_runs_given(runs: tuple[Path, Path], side: str, message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, "compare", *map(str, runs), "--a", side, "--b", "2/mixed:instruction", inputs=runs, contains=message)
