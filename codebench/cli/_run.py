@@ -175,7 +175,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
     models = {model.label: model for model in spec.model_specs}
     clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note)
                for label, e in endpoints.items()}
-    display = RunDisplay(tracker)
+    display = RunDisplay(tracker, spec.max_tokens_total, spec.max_cost)
     drawn = False  # a sandbox that cannot start leaves its one error line alone, with no progress drawn before it
     try:
         sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)
@@ -200,10 +200,11 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
 
 
 class RunDisplay:
-    """Two progress bars (samples, executions) and the status mix, drawn from the tracker's counters."""
+    """Progress bars (samples, executions, games), what the run has spent as its budgets count it, and the status mix,
+    drawn from the tracker's counters. Work found stored is named only when there is some."""
 
-    def __init__(self, tracker: Tracker) -> None:
-        self.tracker = tracker
+    def __init__(self, tracker: Tracker, max_tokens_total: int | None, max_cost: float | None) -> None:
+        self.tracker, self.max_tokens_total, self.max_cost = tracker, max_tokens_total, max_cost
         self.bars = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("{task.fields[note]}"), TimeElapsedColumn())
         self.samples = self.bars.add_task("samples", total=None, note="")
@@ -215,17 +216,34 @@ class RunDisplay:
 
         t = self.tracker
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
-                         note=f"{t.samples_cached} reused from the store, {t.tokens} tokens"
-                              + (f", {t.samples_held} held by the budget" if t.samples_held else ""))
+                         note=_notes(_reused(t.samples_cached), f"{t.samples_held} held by the budget" if t.samples_held else ""))
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
-                         note=f"{t.executions_cached} reused from the store")
+                         note=_reused(t.executions_cached))
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
-                         note=f"{t.games_cached} reused from the store"
-                              + (f", {t.games_void} void (played again on resume, {MAX_ATTEMPTS} times at most)" if t.games_void else "")
-                              + (f", {t.games_held} held by the budget" if t.games_held else ""),
+                         note=_notes(_reused(t.games_cached),
+                                     f"{t.games_void} void (played again on resume, {MAX_ATTEMPTS} times at most)" if t.games_void else "",
+                                     f"{t.games_held} held by the budget" if t.games_held else ""),
                          visible=t.games_total > 0)
         mix = "  ".join(f"{name} {count}" for name, count in sorted(t.statuses.items()))
-        return Group(self.bars, Text(mix or "no results yet", style="dim"))
+        return Group(self.bars, Text(self.spent(), style="dim"), Text(mix or "no results yet", style="dim"))
+
+    def spent(self) -> str:
+        """The tokens of every reply received (prompt + completion, game turns included), and under a budget what it
+        counts: earlier runs into the directory included."""
+        t = self.tracker
+        earlier = " with earlier runs" if t.tokens_before else ""
+        tokens = (f"; {t.tokens + t.tokens_before:,} of --max-tokens-total {self.max_tokens_total:,}{earlier}"
+                  if self.max_tokens_total is not None else "")
+        cost = f"; ${t.cost:.4f} of --max-cost {self.max_cost:g}{earlier}" if self.max_cost is not None else ""
+        return f"spent: {t.tokens:,} tokens (prompt + completion){tokens}{cost}"
+
+
+def _reused(count: int) -> str:
+    return f"{count} reused from the store" if count else ""
+
+
+def _notes(*notes: str) -> str:
+    return ", ".join(note for note in notes if note)
 
 
 def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None, plots: Path | None = None,
@@ -274,6 +292,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
 def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[Sequence[SampleUsage]]) -> dict[str, Price]:
     """Each model's price: the one given (--price), else the one its run stored (a later run's over an earlier one's).
+    Labels are taken as the report shows them (`harmless`), as its usage holds them.
 
     Raises:
         InputError: a --price for a model the runs do not hold (`run` refuses it too), or a stored price table that is not
@@ -284,25 +303,25 @@ def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[S
     held = []
     for store, used in zip(stores, usages):
         plan = store.plan()
-        held.append(sorted({*(plan.base_urls if plan is not None else ()), *(usage.model for usage in used)}))
-    unknown = sorted(set(given) - {model for models in held for model in models})
+        held.append(sorted({*map(harmless, plan.base_urls if plan is not None else ()), *(usage.model for usage in used)}))
+    known = sorted({model for models in held for model in models})
+    unknown = sorted(set(given) - set(known))
     if unknown:
-        raise InputError(f"--price {harmless(unknown[0])}: no model of these runs is called that (models: "
-                         f"{harmless(', '.join(sorted({model for models in held for model in models})))})")
+        raise InputError(f"--price {harmless(unknown[0])}: no model of these runs is called that (models: {', '.join(known)})")
     prices: dict[str, Price] = {}
     for store, models in zip(stores, held):
         try:
-            table = stored_prices(store.prices())
+            table = {harmless(label): price for label, price in stored_prices(store.prices()).items()}
         except ValueError:
             unpriced = [model for model in models if model not in given]
             if unpriced:
                 raise InputError(f"{store.path.parent}: its price table is not what codebench writes: give --price "
-                                 f"MODEL=INPUT/OUTPUT for each of its models without one ({harmless(', '.join(unpriced))})") from None
+                                 f"MODEL=INPUT/OUTPUT for each of its models without one ({', '.join(unpriced)})") from None
             continue
         for label, price in table.items():
             if price is None and label not in given:
-                raise InputError(f"{store.path.parent}: its price for {harmless(label)} is not what codebench writes: give "
-                                 f"--price {harmless(label)}=INPUT/OUTPUT")
+                raise InputError(f"{store.path.parent}: its price for {label} is not what codebench writes: give --price "
+                                 f"{label}=INPUT/OUTPUT")
             if price is not None:
                 prices[label] = price
     return {**prices, **given}
@@ -413,8 +432,8 @@ def _planned_keys(store: Store) -> dict[tuple[str, str], frozenset[str]]:
     """The run's planned sample keys per model and mode: what tells two sides' samples apart."""
     plan = store.plan()
     keys: dict[tuple[str, str], set[str]] = {}
-    for planned in plan.samples if plan is not None else ():
-        keys.setdefault((planned.model, planned.mode), set()).add(planned.key)
+    for planned in plan.samples if plan is not None else ():  # sides as the rows show them
+        keys.setdefault((harmless(planned.model), harmless(planned.mode)), set()).add(planned.key)
     return {side: frozenset(found) for side, found in keys.items()}
 
 
