@@ -12,6 +12,7 @@ import typer
 from ..errors import InputError
 from ..model.mock_behaviors import BEHAVIORS
 from ..model.presets import MOCK_PORT, THINK_TAGS
+from ._interrupt import interruptible
 
 
 def mock_server_command(
@@ -48,11 +49,10 @@ def mock_server_command(
                                log=lambda line: print(line, file=sys.stderr, flush=True), think_s=think,
                                think_per_kchar_s=think_per_kchar, chunk_interval_s=chunk_interval, stall_s=stall,
                                stall_after=stall_after, streaming=streaming, reasoning_field=reasoning_field)
-    print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
-    print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
     try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
+        with interruptible("the mock server stopped"):  # exits 130 on Ctrl-C, 143 on SIGTERM, as every command does
+            print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)
+            print(f"try: codebench run --mode code --base-url {server.url} --model {behavior}", flush=True)
+            threading.Event().wait()
     finally:
         server.close()
