@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+FENCE, LANGUAGE = "```", re.compile(r"[ \t]*+([A-Za-z0-9_+-]*+)")
 MAX_BARE_STARTS = 64  # bare objects are looked for from this many last "{" of the reply: a bounded search
 _DECODER = json.JSONDecoder()
 
@@ -18,12 +18,29 @@ _DECODER = json.JSONDecoder()
 def last_answer(reply: str) -> str | None:
     """The JSON text of the answer: the last fenced block (```json first, then any fence) whose content is JSON,
     else the last complete JSON object in the bare text; None when the reply holds none."""
-    fenced = [(language.lower(), body.strip()) for language, body in FENCE.findall(reply)]
+    fenced = [(language.lower(), body.strip()) for language, body in _fenced(reply)]
     for wanted in (lambda language: language == "json", lambda language: True):
         for language, body in reversed(fenced):
             if wanted(language) and _is_json(body):
                 return body
     return _last_bare_object(reply)
+
+
+def _fenced(reply: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced block: from a ``` to the end of its line (a language word first), then up
+    to the next ```. Found with str.find, one pass over the reply: a regular expression tried at every ``` of a
+    line without an end rescans that line each time (quadratic in backticks)."""
+    blocks: list[tuple[str, str]] = []
+    position = 0
+    while (opening := reply.find(FENCE, position)) >= 0:
+        line_end = reply.find("\n", opening + len(FENCE))
+        closing = reply.find(FENCE, line_end + 1) if line_end >= 0 else -1
+        if closing < 0:  # no block can start here, nor at any later fence
+            break
+        language = LANGUAGE.match(reply, opening + len(FENCE), line_end).group(1)  # type: ignore[union-attr]  (matches "")
+        blocks.append((language, reply[line_end + 1 : closing]))
+        position = closing + len(FENCE)
+    return blocks
 
 
 def _is_json(text: str) -> bool:

@@ -27,7 +27,9 @@ from ..types import Status
 
 THINK_OPEN = re.compile(r"<(think|thinking)>", re.IGNORECASE)
 THINK_CLOSE = re.compile(r"</(think|thinking)>", re.IGNORECASE)
-FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
+# A fence line; possessive, so a line of backticks or spaces is matched or refused in one pass (a backtracking
+# `[ \t]*([^\n`]*)` tried every split of a long line of spaces before a stray backtick: quadratic).
+FENCE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)([^\n`]*+)$", re.MULTILINE)
 PYTHON_TAGS = re.compile(r"(python|py|python3|py3|ipython|python3\.\d+)$")
 TAG = re.compile(r"[A-Za-z0-9_.+-]*")
 CODE_LINE = re.compile(r"^[ \t]*(def |class |import |from [\w.]+ import |async def |@\w)", re.MULTILINE)
