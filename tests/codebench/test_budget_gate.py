@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from codebench.model.mock_server import MockServer, start_mock_server
 from codebench.types import Completion
 
 from .cli import run_cli
+from .entry_points.refusal import refused
 
 PRICE = 1000.0  # dollars per million tokens, each way: a token costs a thousandth of a dollar
 GAMES = ["run", "--model", "oracle", "--mode", "instruction", "--games", "cardnim,superply", "--opponents", "ref,random",
@@ -59,7 +61,7 @@ def server() -> Iterator[MockServer]:
 
 def matches(out: Path) -> list[tuple[str, int, int]]:
     """Every stored game row: (key, void, attempts)."""
-    with sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True) as db:
+    with closing(sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True)) as db:
         return sorted(db.execute("SELECT key, void, attempts FROM matches").fetchall())
 
 
@@ -109,3 +111,19 @@ def test_a_held_strategy_request_holds_its_games_and_the_run_ends(tmp_path: Path
     assert done.returncode == 4, done.stderr[-3000:]
     assert "1 of 2 requests were not made and 2 of 4 games were not played" in done.stderr
     assert len(matches(tmp_path)) == 2  # the first program's games were played
+
+
+@pytest.mark.parametrize("document", ['{"model": "oracle"}', '[{"model": "oracle", "mode": "instruction", "puzzle": "hanoi", '
+                                      '"prompt_tokens": -5, "completion_tokens": 1, "reasoning_tokens": 0, "requests": 1}]'])
+def test_a_damaged_record_of_tokens_spent_apart_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    server: MockServer, document: str) -> None:
+    command = ["run", "--model", "no_code", "--mode", "instruction", "--puzzles", "hanoi", "--levels", "1",
+               "--instances-per-level", "1", "--samples", "2", "--max-connections", "1", "--base-url", server.url,
+               "--max-tokens-total", "1", "--out", str(tmp_path)]
+    assert run_cli(capsys, *command)[0] == 4
+    with closing(sqlite3.connect(tmp_path / "run.sqlite")) as db, db:
+        assert db.execute("SELECT 1 FROM meta WHERE key = 'spent'").fetchall()  # the cut-short conversation is recorded
+        db.execute("UPDATE meta SET value = ? WHERE key = 'spent'", (document,))
+    refused(capsys, "report", str(tmp_path), contains="tokens spent outside stored replies", inputs=(tmp_path,))
+    code, _, err = run_cli(capsys, *command)  # a resume: its budget counts that record
+    assert code == 2 and err.count("error:") == 1 and "tokens spent outside stored replies" in err and "Traceback" not in err

@@ -120,14 +120,15 @@ def test_game_turns_count_toward_a_budget_and_the_held_games_are_played_on_resum
     secret = tmp_path / "secret"  # the two runs are compared: the same secret, the same setups
     secret.write_text("a shared secret of two runs")
     command = [*GAMES, "--game-secret-file", str(secret)]
-    assert run_cli(capsys, *command, "--base-url", server.url, "--out", str(full))[0] == 0
+    code, _, err = run_cli(capsys, *command, "--base-url", server.url, "--out", str(full))
+    assert code == 0, err
     games, tokens = played(full)
     assert games and tokens > 0
     code, text, _ = run_cli(capsys, "report", str(full), "--section", "cost", "--format", "csv")
     assert code == 0 and {"cardnim", "tidytower"} <= {line.split(",")[3] for line in text.splitlines()[1:] if line}  # per game
 
     code, _, err = run_cli(capsys, *command, "--base-url", server.url, "--max-tokens-total", str(tokens // 3), "--out", str(budgeted))
-    assert code == 4 and "games were not played" in err and "Traceback" not in err
+    assert code == 4 and "games were not played" in err and "Traceback" not in err, err
     partial, spent = played(budgeted)
     assert 0 < len(partial) < len(games) and set(partial) < set(games) and spent >= tokens // 3
     code, _, _ = run_cli(capsys, *command, "--base-url", server.url, "--max-tokens-total", str(tokens * 2), "--out", str(budgeted))
