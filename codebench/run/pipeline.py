@@ -1,9 +1,10 @@
 """Runs a plan resumably: every sample walks model → read → judge through its mode; results go to one writer.
 
-The only module that joins the stages. Model calls overlap (async, bounded by each client); the sandbox
-takes every sample's program as soon as it is read, so all its workers stay busy; judging happens off
-the event loop; the store is written from the event loop alone, results in batches at most
-WRITE_INTERVAL_S apart. A killed run loses at most what was in flight, and a re-run skips whatever is stored.
+The only module that joins the stages. Model calls overlap (async, bounded by each client), each through the run's
+budget gate (`_Budget`: checked as it is sent, charged as its reply arrives); the sandbox takes every sample's program
+as soon as it is read, so all its workers stay busy; judging happens off the event loop; the store is written from the
+event loop alone, results in batches at most WRITE_INTERVAL_S apart. A killed run loses at most what was in flight,
+and a re-run skips whatever is stored.
 """
 
 from __future__ import annotations
