@@ -193,3 +193,17 @@ def test_requests_made_under_a_renamed_label_are_still_costed(tmp_path: Path, ca
     assert found["third"] == (2, None) and found["*"] == (6, None)  # unpriced: no total either, none assumed
     found = costs("--price", "third=1/2")
     assert found["third"] == alone and found["*"] == (6, pytest.approx(12 * alone[1]))
+
+
+def test_game_turns_played_under_a_renamed_label_are_still_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    with start_mock_server() as server:
+        for label in ("first", "second"):  # the second plan's games are other games: their seats name another label
+            config = tmp_path / f"{label}.yaml"
+            config.write_text(f"models:\n  - {{name: oracle, label: {label}}}\n")
+            code, _, err = run_cli(capsys, "run", "--config", str(config), "--base-url", server.url, *GAMES, "--out", str(out))
+            assert code == 0, err
+    code, text, err = run_cli(capsys, "report", str(out), "--section", "cost", "--format", "json")
+    lines = {line["model"]: line for line in json.loads(text)["records"] if line["scope"] == "model"}
+    assert code == 0 and lines.keys() == {"first", "second"}, err
+    assert lines["first"]["requests"] == lines["second"]["requests"] > 0
