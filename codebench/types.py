@@ -293,6 +293,7 @@ class Completion:
     error: str | None
     reasoning: str | None = None  # what a reasoning model returned beside its answer (`reasoning_content`), if any
     reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens, if the server counts them
+    notes: tuple[str, ...] = ()  # what the client changed in the reply to keep it sane (lone surrogates, a cut, odd counts)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from rich.text import Text
 from puzzles import PuzzleError
 
 from ..errors import EXIT_USAGE, CodebenchError
+from ..types import harmless
 from . import _interrupt
 from ._check import check
 from ._games import play
@@ -67,5 +68,6 @@ def _usage_line(exc: typer.TyperException) -> str:
 
 
 def _fail(message: str, code: int) -> None:
-    Console(stderr=True, soft_wrap=True).print(Text.assemble(("error:", "bold red"), " ", message), highlight=False)
+    """The one `error:` line; its text made harmless here, whatever it quotes (a server's message, a path, a name)."""
+    Console(stderr=True, soft_wrap=True).print(Text.assemble(("error:", "bold red"), " ", harmless(message)), highlight=False)
     sys.exit(code)

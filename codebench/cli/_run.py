@@ -173,7 +173,8 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str,
             status.print(line, highlight=False, markup=False)
 
     models = {model.label: model for model in spec.model_specs}
-    clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note)
+    clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note,
+                                  label=label)
                for label, e in endpoints.items()}
     display = RunDisplay(tracker, spec.max_tokens_total, spec.max_cost)
     drawn = False  # a sandbox that cannot start leaves its one error line alone, with no progress drawn before it

@@ -165,9 +165,11 @@ def _shown(observation: Any) -> Any:
 
 
 def _reply_record(completion: Completion) -> dict[str, Any]:
+    """One reply as the game's record keeps it, with what the client changed in it (`notes`), if anything."""
+    notes = {"notes": list(completion.notes)} if completion.notes else {}
     return {"text": completion.text, "error": completion.error, "finish_reason": completion.finish_reason,
             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-            "reasoning_tokens": completion.reasoning_tokens, "latency_s": round(completion.latency_s, 4)}
+            "reasoning_tokens": completion.reasoning_tokens, "latency_s": round(completion.latency_s, 4), **notes}
 
 
 def _latency(replies: list[dict[str, Any]]) -> float:

@@ -5,21 +5,28 @@ one retry layer, so it can stop at once on an exhausted quota, honour `Retry-Aft
 (Completion.error) from run-ending ones (ModelError). Requests stream (`stream: true`, usage in the last chunk), so a
 long generation is bounded by silence (the idle timeout, httpx's read timeout) and by a deadline, never by its length;
 a server that refuses streaming is asked plainly from then on, and the run is told once.
+
+What it hands on is sane whatever the server sends (`_Reply`): valid text (a lone surrogate becomes U+FFFD), a
+reply's text and reasoning each cut at REPLY_KEPT characters with the whole one's length and SHA-256 kept, token
+counts that are non-negative integers below MAX_TOKENS or unknown, each change said in `Completion.notes`; a body
+nested past the parser's depth is a malformed response; the server's own words (error messages) made harmless.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import openai
 
 from ..errors import ModelError
-from ..types import Completion
+from ..types import Completion, harmless
 from .presets import Endpoint, Patience
 
 INITIAL_DELAY_S, MAX_DELAY_S, MAX_RETRY_AFTER_S = 0.5, 8.0, 60.0
@@ -31,18 +38,23 @@ DEFAULT_PATIENCE = Patience()
 REFUSALS = (400, 422, 501)  # what a server that cannot stream answers `stream: true` with, its message naming it:
 ABOUT_STREAMING = re.compile(r"\bstream", re.IGNORECASE)  # stream, streaming, stream_options; not "upstream error"
 EVENT_STREAM, JSON_BODY = "text/event-stream", "application/json"
+REPLY_KEPT = 4 << 20  # characters of a reply's text, and of its reasoning, kept; a longer one is cut (its digest kept)
+MAX_TOKENS = 10**9  # a usage count at or past this (no context holds a billion tokens) is no count at all
+SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 class ModelClient:
     """Sends chat requests to one endpoint, at most `max_connections` at a time, retrying 408/409/429/5xx, idle
     timeouts, passed deadlines and dropped connections up to `patience.max_retries` times with capped exponential
-    backoff. `on_note` hears, once, that the endpoint refused streaming."""
+    backoff. `on_note` hears, once, that the endpoint refused streaming. `label` is what the run calls the model (its
+    `models:` entry), named in the errors that end a run; the model's name when not given."""
 
     def __init__(self, endpoint: Endpoint, *, patience: Patience = DEFAULT_PATIENCE, max_connections: int = 8,
-                 on_note: Callable[[str], None] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None, label: str | None = None) -> None:
         if max_connections < 1:
             raise ValueError("max_connections must be at least 1")
         self.endpoint, self.patience, self._on_note = endpoint, patience, on_note
+        self.label = label or endpoint.model
         self._streams = True  # until the server refuses a streamed request
         self._slots = asyncio.Semaphore(max_connections)
         idle = patience.idle_timeout  # httpx's read timeout: the longest wait for any byte
@@ -73,7 +85,7 @@ class ModelClient:
                         return await self._attempt(options, reply)
                 except openai.APIStatusError as exc:
                     problem = f"HTTP {exc.status_code}: {_message(exc)}"
-                    _raise_if_fatal(exc, problem, self.endpoint)
+                    _raise_if_fatal(exc, problem, self.endpoint, self.label)
                     if last or not _retryable(exc.status_code):
                         return _failed(problem + _after(attempt))
                     delay = _delay(attempt, exc.response.headers.get("retry-after"))
@@ -83,17 +95,17 @@ class ModelClient:
                     delay = _delay(attempt, None)
                 except openai.APIConnectionError as exc:
                     if last and not reply.chunks:
-                        raise ModelError(f"cannot reach {self.endpoint.base_url} ({exc.__cause__ or exc}){_after(attempt)}: "
+                        raise ModelError(f"cannot reach {self.endpoint.base_url} ({_why(exc)}){_after(attempt)}: "
                                          f"start the server or fix --base-url, {RESUME}") from None
                     if last:  # it answered, then dropped the connection: this sample's failure, not a server down
-                        return reply.failed(f"the connection dropped ({exc.__cause__ or exc}){_after(attempt)}")
+                        return reply.failed(f"the connection dropped ({_why(exc)}){_after(attempt)}")
                     delay = _delay(attempt, None)
                 except openai.APIError as exc:  # an error event inside the stream: the server gave up on this reply
                     if last:
-                        return reply.failed(f"the server sent an error: {str(exc.message)[:MESSAGE_CHARS]}{_after(attempt)}")
+                        return reply.failed(f"the server sent an error: {_said(exc.message)}{_after(attempt)}")
                     delay = _delay(attempt, None)
-                except (ValueError, TypeError) as exc:  # a body or an event the SDK cannot decode
-                    return reply.failed(f"malformed response: {type(exc).__name__}: {str(exc)[:MESSAGE_CHARS]}")
+                except (ValueError, TypeError, RecursionError) as exc:  # a body or an event the SDK cannot decode or
+                    return reply.failed(f"malformed response: {type(exc).__name__}: {_said(exc)}")  # nests too deep
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -146,8 +158,8 @@ class _Reply:
         self.chunks = 0  # stream events received (0 for a plain reply)
         self.event_stream = True  # False: a streamed reply that is not an event stream (an HTML error page, say)
         self.choices = False  # a choice arrived
-        self.text: list[str] | None = None  # None: no text content at all
-        self.reasoning: list[str] | None = None
+        self.text: _Text | None = None  # None: no text content at all
+        self.reasoning: _Text | None = None
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.server_model: str | None = None
@@ -166,7 +178,7 @@ class _Reply:
 
     def _take(self, part: Any, content_of: Callable[[Any], Any]) -> None:
         model = getattr(part, "model", None)
-        self.server_model = model if isinstance(model, str) else self.server_model
+        self.server_model = _short(model) if isinstance(model, str) else self.server_model
         usage = getattr(part, "usage", None)
         self.usage = usage if usage is not None else self.usage
         choices = getattr(part, "choices", None)
@@ -174,64 +186,124 @@ class _Reply:
             return
         self.choices = True
         finish = getattr(choices[0], "finish_reason", None)
-        self.finish_reason = finish if isinstance(finish, str) else self.finish_reason
+        self.finish_reason = _short(finish) if isinstance(finish, str) else self.finish_reason
         content = content_of(choices[0])
         text = getattr(content, "content", None)
         if isinstance(text, str):
-            self.text = [*(self.text or []), text]
+            self.text = self.text or _Text("text")
+            self.text.add(text)
         thought = next((value for name in REASONING_FIELDS if isinstance(value := getattr(content, name, None), str)), None)
         if thought is not None:
-            self.reasoning = [*(self.reasoning or []), thought]
+            self.reasoning = self.reasoning or _Text("reasoning")
+            self.reasoning.add(thought)
 
-    def _counts(self) -> tuple[int | None, int | None, int | None]:
-        """(prompt, completion, reasoning) tokens, as far as the usage says."""
+    def _counts(self, notes: list[str]) -> tuple[int | None, int | None, int | None]:
+        """(prompt, completion, reasoning) tokens, as far as the usage says; a count that is none is unknown (noted)."""
         details = getattr(self.usage, "completion_tokens_details", None)
-        return (_count(getattr(self.usage, "prompt_tokens", None)), _count(getattr(self.usage, "completion_tokens", None)),
-                _count(getattr(details, "reasoning_tokens", None)))
+        return (_count("prompt_tokens", getattr(self.usage, "prompt_tokens", None), notes),
+                _count("completion_tokens", getattr(self.usage, "completion_tokens", None), notes),
+                _count("reasoning_tokens", getattr(details, "reasoning_tokens", None), notes))
 
     def completion(self) -> Completion:
         """The finished reply; one without choices or text becomes an error, never an exception."""
         latency = time.perf_counter() - self.started
-        prompt_tokens, completion_tokens, reasoning_tokens = self._counts()
+        notes = [note for field in (self.text, self.reasoning) if field is not None for note in field.notes()]
+        prompt_tokens, completion_tokens, reasoning_tokens = self._counts(notes)
         if not self.choices:
             kind = self.body_kind if self.event_stream else "a non-JSON body"
-            return Completion("", None, False, prompt_tokens, completion_tokens, latency, self.server_model, f"malformed response: {kind}")
+            return Completion("", None, False, prompt_tokens, completion_tokens, latency, self.server_model,
+                              f"malformed response: {kind}", notes=tuple(notes))
         finish = self.finish_reason
         error = None if self.text is not None else f"empty response: the message has no text content (finish_reason {finish})"
-        return Completion("".join(self.text or ()), finish, finish == "length", prompt_tokens, completion_tokens, latency,
-                          self.server_model, error, None if self.reasoning is None else "".join(self.reasoning), reasoning_tokens)
+        return Completion(self.text.value() if self.text is not None else "", finish, finish == "length", prompt_tokens,
+                          completion_tokens, latency, self.server_model, error,
+                          None if self.reasoning is None else self.reasoning.value(), reasoning_tokens, tuple(notes))
 
     def failed(self, why: str) -> Completion:
         """The attempt failed: a stream cut off keeps what arrived (so it is stored as an error, never as an answer)."""
         if not self.chunks:
             return _failed(why)
         whole = self.completion()
-        received = len(whole.text) + len(whole.reasoning or "")
-        return Completion(whole.text, whole.finish_reason, whole.truncated, whole.prompt_tokens, whole.completion_tokens,
-                          whole.latency_s, whole.server_model, f"stream cut off after {received} characters: {why}",
-                          whole.reasoning, whole.reasoning_tokens)
+        received = sum(field.chars for field in (self.text, self.reasoning) if field is not None)
+        return replace(whole, error=f"stream cut off after {received} characters: {why}")
+
+
+class _Text:
+    """One field of a reply (its text, or its reasoning) as its pieces arrive: made valid text (a lone surrogate, which
+    no store or encoder takes, becomes U+FFFD), its first REPLY_KEPT characters kept, the whole one's length and SHA-256
+    counted on the way, so a reply of any size costs bounded memory and storage."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[str] = []
+        self.kept = self.chars = self.replaced = 0
+        self.digest = hashlib.sha256()
+
+    def add(self, piece: str) -> None:
+        piece, replaced = SURROGATES.subn("\ufffd", piece)
+        self.replaced += replaced
+        self.chars += len(piece)
+        self.digest.update(piece.encode())
+        if self.kept < REPLY_KEPT:
+            head = piece[: REPLY_KEPT - self.kept]
+            self.parts.append(head)
+            self.kept += len(head)
+
+    def value(self) -> str:
+        return "".join(self.parts)
+
+    def notes(self) -> list[str]:
+        """What was changed, said once per change."""
+        said = []
+        if self.replaced:
+            said.append(f"the reply's {self.name} held {self.replaced} lone surrogate(s), each replaced by U+FFFD")
+        if self.chars > REPLY_KEPT:
+            said.append(f"the reply's {self.name} was cut: {self.chars} characters in all (sha256 {self.digest.hexdigest()}), "
+                        f"the first {REPLY_KEPT} kept")
+        return said
 
 
 def _message(exc: openai.APIStatusError) -> str:
     body = exc.body
     text = body.get("message") if isinstance(body, dict) else None
-    return str(text or exc.message)[:MESSAGE_CHARS]
+    return _said(text or exc.message)
 
 
-def _raise_if_fatal(exc: openai.APIStatusError, problem: str, endpoint: Endpoint) -> None:
+def _said(words: object) -> str:
+    """The server's (or the network's) own words, as a message may carry them: cut, and harmless on a terminal."""
+    return harmless(_short(str(words)))
+
+
+def _why(exc: openai.APIConnectionError) -> str:
+    """What broke a connection: its cause's words, else the cause's kind (a reset says nothing)."""
+    cause = exc.__cause__ or exc
+    return _said(cause) or type(cause).__name__
+
+
+def _short(text: str) -> str:
+    """A short string the server chose (its model name, a finish reason, a message): valid text, cut to MESSAGE_CHARS."""
+    return SURROGATES.sub("\ufffd", text[:MESSAGE_CHARS])
+
+
+def _raise_if_fatal(exc: openai.APIStatusError, problem: str, endpoint: Endpoint, label: str) -> None:
+    """A run-ending refusal, as a ModelError naming the model as the run calls it and the variable its key came from."""
     body = exc.body if isinstance(exc.body, dict) else {}
     where, model = endpoint.base_url, endpoint.model
+    key = f", read from {endpoint.key_env}" if endpoint.key_env else ", a placeholder (no key variable)"
     if exc.status_code == 401:
         fix = (f"set {endpoint.key_env} to a valid key" if endpoint.key_env else
-               "pass --api-key-env VAR naming the variable that holds a valid key")
-        raise ModelError(f"{where} rejected the API key ({problem}): {fix}, {RESUME}")
+               "name the variable that holds a valid key (api_key_env in its models: entry, or --api-key-env VAR)")
+        raise ModelError(f"{where} rejected the API key of model {label!r}{key} ({problem}): {fix}, {RESUME}")
+    entry = f" (model {label!r})" if label != model else ""
     if exc.status_code == 403:
-        raise ModelError(f"{where} refused access to model {model!r} ({problem}): use a key allowed to call it, {RESUME}")
+        raise ModelError(f"{where} refused access to model {model!r}{entry} ({problem}): use a key allowed to call it, {RESUME}")
     if exc.status_code == 404:
-        raise ModelError(f"{where} has no model {model!r} or no chat-completions route ({problem}): check --model against "
-                         f"GET {where}/models and that --base-url is the API root (usually ending in /v1), {RESUME}")
+        raise ModelError(f"{where} has no model {model!r}{entry} or no chat-completions route ({problem}): check the model's "
+                         f"name against GET {where}/models and that its base URL is the API root (usually ending in /v1), "
+                         f"{RESUME}")
     if exc.status_code == 429 and "insufficient_quota" in (body.get("code"), body.get("type")):
-        raise ModelError(f"the key's quota at {where} is exhausted ({problem}): add credit or use another key, {RESUME}")
+        raise ModelError(f"the key's quota at {where} (model {label!r}{key}) is exhausted ({problem}): add credit or use "
+                         f"another key, {RESUME}")
 
 
 def _retryable(status: int) -> bool:
@@ -257,5 +329,9 @@ def _failed(error: str) -> Completion:
     return Completion("", None, False, None, None, 0.0, None, error)
 
 
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _count(name: str, value: object, notes: list[str]) -> int | None:
+    """A usage count: a non-negative integer below MAX_TOKENS (not a bool, float or string), else unknown and noted."""
+    if value is None or (type(value) is int and 0 <= value < MAX_TOKENS):
+        return value  # type: ignore[return-value]  (an int, checked)
+    notes.append(f"usage.{name} {harmless(repr(value)[:40])} is no token count: taken as unknown")
+    return None

@@ -337,14 +337,16 @@ class Store:
 
     # -- samples, programs, executions -----------------------------------------------------------------------
     def add_sample(self, sample: Sample) -> None:
-        """Store (or replace) a sample, and its program if it has one."""
+        """Store (or replace) a sample, and its program if it has one. What the client changed in the reply to keep it
+        sane (`Completion.notes`: a cut, replaced surrogates, unknown counts) is kept with the read detail."""
         completion, reading = sample.completion, sample.reading
         program = reading.program
+        detail = "; ".join(part for part in (reading.detail, *completion.notes) if part)
         values = (sample.key, sample.model, sample.base_url, sample.mode, sample.puzzle, sample.instance_id, sample.sample,
                   sample.prompt, json.dumps(asdict(sample.sampling), sort_keys=True), completion.text, completion.finish_reason,
                   int(completion.truncated), completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
                   completion.server_model, completion.error, program.key if program else None,
-                  None if reading.status is None else str(reading.status), reading.detail, sample.format_retries,
+                  None if reading.status is None else str(reading.status), detail, sample.format_retries,
                   completion.reasoning, completion.reasoning_tokens,
                   json.dumps(list(sample.retried_replies)) if sample.retried_replies else None)
         with self._transaction() as db:

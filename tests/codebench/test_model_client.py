@@ -90,16 +90,19 @@ def test_a_bad_request_is_a_sample_error_and_not_retried(server: MockServer) -> 
 
 def test_a_wrong_key_ends_the_run_with_a_fix() -> None:
     with start_mock_server(api_key="right") as server:
-        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: Incorrect API key provided\.\): pass --api-key-env"):
+        with pytest.raises(ModelError, match=r"rejected the API key of model 'oracle', a placeholder \(no key variable\) "
+                                             r"\(HTTP 401: Incorrect API key provided\.\): name the variable that holds a valid key "
+                                             r"\(api_key_env in its models: entry, or --api-key-env VAR\)"):
             ask(server.url, key="wrong")
-        with pytest.raises(ModelError, match=r"rejected the API key \(HTTP 401: .*\): set GROQ_API_KEY to a valid key"):
+        with pytest.raises(ModelError, match=r"rejected the API key of model 'oracle', read from GROQ_API_KEY \(HTTP 401: .*\): "
+                                             r"set GROQ_API_KEY to a valid key"):
             ask(server.url, key="wrong", preset=PRESETS["groq"], key_env="GROQ_API_KEY")
         assert server.hits == 2  # not retried
         assert ask(server.url, key="right").error is None
 
 
 @pytest.mark.parametrize(("model", "message"), [
-    ("missing", r"has no model 'missing' or no chat-completions route \(HTTP 404: .*\): check --model against GET http"),
+    ("missing", r"has no model 'missing' or no chat-completions route \(HTTP 404: .*\): check the model's name against GET http"),
     ("quota", r"quota at .* is exhausted \(HTTP 429: You exceeded your current quota.*\): add credit or use another key"),
 ])
 def test_unknown_models_and_exhausted_quota_end_the_run_without_retrying(server: MockServer, model: str, message: str) -> None:
