@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import secrets
+import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import IO, Any
 from puzzles import PuzzleError, StrictJSONError, get_puzzle, loads_strict
 
 from .errors import InputError
+from .types import harmless
 
 REQUIRED_FIELDS = ("id", "puzzle", "instance")
 
@@ -96,40 +99,118 @@ def _parse_record(line: str, where: str) -> tuple[dict[str, Any], list[str]]:
     return record, [p.removeprefix("/answer") or "/" for p in repeated]
 
 
-@contextmanager
-def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool = False) -> Iterator[IO[Any]]:
-    """Where an output goes (text, or bytes with `binary`): stdout, or `path` written whole. Every writer of a file
-    the user names goes through here.
+FILE, FOLDER = "file", "folder"
 
-    A regular file is written beside itself, in a new file of a random name (created exclusively: a file or link
-    planted beside the target is never followed), and renamed over `path` at the end, so a failure leaves `path` as it
-    was; on Ctrl-C the whole lines of a text written so far are kept, bytes are dropped. A device or pipe (or a link to
-    one) is written directly, never replaced.
+
+def check_outputs(outputs: Iterable[tuple[str, Path | None, str]], inputs: Sequence[Path] = ()) -> None:
+    """Decide, before any work, whether every output of a command can be written: (option typed, path or None when
+    not asked for, FILE or FOLDER) each. One call with all of them, so a command never writes some and then refuses
+    another.
+
+    Refused: two outputs on one path, an output that is one of `inputs`, a directory where a file goes, a file where a
+    folder goes, a missing folder for a file (a FOLDER is made if missing), a link to a file or to nowhere (a link to a
+    device or a pipe, such as /dev/stdout, is written through), a place that cannot be written.
 
     Raises:
-        InputError: `path` is one of `inputs`, a directory, or cannot be written (the message says why).
+        InputError: the first problem, naming the option and the path as typed and what to give instead.
+    """
+    given = [(option, path, kind) for option, path, kind in outputs if path is not None]
+    places: dict[Path, tuple[str, str]] = {}
+    for option, path, kind in given:
+        place = path.resolve()
+        if place in places:
+            other, other_kind = places[place]
+            raise InputError(f"{option} {path} is also the {other} {other_kind}: give each its own")
+        places[place] = option, kind
+    for option, path, kind in given:
+        (_check_folder if kind == FOLDER else _check_file)(path, f"{option} {path}".strip(), inputs)
+
+
+def _check_file(path: Path, shown: str, inputs: Sequence[Path]) -> None:
+    """`path` can be written as one file that is none of `inputs` (`shown`: the option and the path, for messages)."""
+    if any(path.absolute() == source.absolute() or (path.exists() and source.exists() and path.samefile(source))
+           for source in inputs):
+        raise InputError(f"{shown} is also an input: writing it would destroy what is read; give another file")
+    if path.is_symlink() and (not path.exists() or path.is_file() or path.is_dir()):
+        raise InputError(f"{shown} is a symbolic link to {harmless(os.readlink(path))}: give the file itself, or another name")
+    if path.is_dir():
+        raise InputError(f"{shown} is a directory: give a file name")
+    if path.exists() and not path.is_file():  # a device or a pipe: written directly
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{shown} cannot be written ({_why_not(path)})")
+        return
+    folder = path.parent
+    if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            raise InputError(f"{shown}: {folder} is not a folder: give a path in a folder")
+        raise InputError(f"{shown}: the folder {folder} does not exist: make it first, or give another path")
+    if not os.access(folder, os.W_OK | os.X_OK):  # the file is written beside itself, then renamed over
+        raise InputError(f"{shown}: cannot write into {folder} ({_why_not(folder)}): give another path")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"{shown} is read-only: give another path, or make it writable")
+
+
+def _check_folder(path: Path, shown: str, inputs: Sequence[Path]) -> None:
+    """`path` is a folder, or can be made one (with its missing parents), and files can be written into it."""
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{shown} is not a directory: give a folder (made if missing)")
+    nearest = path
+    while not nearest.exists() and not nearest.is_symlink() and nearest != nearest.parent:
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise InputError(f"{shown}: {nearest} is {'a link to nowhere' if nearest.is_symlink() else 'not a directory'}: give a "
+                         "folder (made if missing)")
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        raise InputError(f"{shown}: cannot write into {nearest} ({_why_not(nearest)}): give another folder")
+
+
+def _why_not(path: Path) -> str:
+    """Why a place cannot be written: a read-only mount (which stops root too) or the permissions."""
+    try:
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return "a read-only file system" if read_only else "permission denied"
+
+
+@contextmanager
+def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool = False, option: str = "",
+                replace: bool = False) -> Iterator[IO[Any]]:
+    """Where an output goes (text, or bytes with `binary`): stdout, or `path` written whole. Every writer of a file
+    goes through here; a command checks all its outputs first (`check_outputs`), this checks `path` again (`option`
+    names it).
+
+    A regular file is written beside itself, in a new file of a random name created exclusively (a link or a pipe
+    planted at that name is skipped, never opened), and renamed over `path` at the end, so a failure leaves `path` as
+    it was; on Ctrl-C the whole lines of a text written so far are kept, bytes are dropped. A device or pipe the user
+    named (or a link to one) is written directly, never replaced. With `replace` (a file codebench names inside an
+    output folder, such as a figure), whatever lies at `path` but a directory is replaced, never written through.
+
+    Raises:
+        InputError: `path` cannot be written (the message says why).
     """
     if path is None:
         yield sys.stdout.buffer if binary else sys.stdout
         return
-    check_output(path, inputs)
+    shown = f"{option} {path}".strip()
+    if replace:
+        if path.is_dir() and not path.is_symlink():
+            raise InputError(f"{shown} is a directory: remove it, or give another folder")
+    else:
+        check_outputs([(option, path, FILE)], inputs)
     mode, encoding = ("wb", None) if binary else ("w", "utf-8")
-    if path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
+    if not replace and path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
         try:
             with path.open(mode, encoding=encoding) as handle:
                 yield handle
         except OSError as exc:
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise InputError(f"cannot write {shown}: {exc.strerror or exc}") from None
         return
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # as a plain open would have made it
+        fd, partial = _create_beside(path)
         handle = os.fdopen(fd, mode, encoding=encoding)
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    partial = Path(name)
+        raise InputError(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
         with handle:
             yield handle
@@ -142,23 +223,41 @@ def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool 
         raise
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot write {shown}: {exc.strerror or exc}") from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     os.replace(partial, path)
 
 
-def check_output(path: Path, inputs: Sequence[Path] = (), option: str = "-o") -> None:
-    """Refuse, before any work, an output that is a directory or one of `inputs`.
+def _partial_names(path: Path) -> Iterator[Path]:
+    """Names for the file written beside `path`, new and random each time."""
+    while True:
+        yield path.with_name(f".{path.name}.{secrets.token_hex(6)}.partial")
+
+
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """Create an empty file beside `path` and open it, exclusively (O_EXCL, O_NOFOLLOW: anything already at a name drawn is
+    skipped), with the mode a plain open gives: the umask's for a new file, `path`'s own when it is a file already.
 
     Raises:
-        InputError: the message names the option and says what to give instead.
+        OSError: the folder refuses it, or a hundred names drawn were all taken.
     """
-    if path.is_dir():
-        raise InputError(f"{option} {path} is a directory: give a file name")
-    if any(path.exists() and source.exists() and path.samefile(source) for source in inputs):
-        raise InputError(f"{option} {path} is also an input: writing it would destroy what is read; give another file")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _, partial in zip(range(100), _partial_names(path)):
+        try:
+            fd = os.open(partial, flags, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if path.is_file() and not path.is_symlink():
+                os.fchmod(fd, stat.S_IMODE(path.stat().st_mode))
+        except OSError:
+            os.close(fd)
+            partial.unlink()
+            raise
+        return fd, partial
+    raise FileExistsError(errno.EEXIST, "every temporary name drawn was taken")
 
 
 def _keep_whole_lines(path: Path) -> None:

@@ -49,7 +49,7 @@ def write_plots(report: Report, folder: Path) -> list[Path]:
     for name, figure in _figures(report):
         for fmt in FORMATS:
             path = folder / f"{name}.{fmt}"
-            with open_output(path, binary=True) as out:  # whole or not at all, and no planted link followed
+            with open_output(path, binary=True, replace=True) as out:  # whole or as it was; a planted link or pipe replaced
                 _save(figure, out, fmt)
             written.append(path)
     return written

@@ -20,7 +20,7 @@ from rich.table import Table
 from puzzles import get_puzzle
 
 from ..errors import ConfigError, InputError, SandboxUnavailableError
-from ..records import check_output, open_output, read_text
+from ..records import FILE, check_outputs, open_output, read_text
 from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, EXECUTORS, open_sandbox
@@ -69,10 +69,8 @@ def check(
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs --baseline FILE")
     source = read_text(solver)
-    if junit is not None:
-        check_output(junit, [solver, *([baseline] if baseline else [])], "--junit")
-    if baseline is not None and update_baseline:
-        check_output(baseline, [solver], "--baseline")
+    check_outputs([("--junit", junit, FILE), ("--baseline", baseline if update_baseline else None, FILE)],
+                  [solver, *([baseline] if baseline and not update_baseline else [])])
     if baseline is not None and not update_baseline and not baseline.is_file():
         raise InputError(f"--baseline {baseline} does not exist: write it first with --update-baseline")
     expected = load_baseline(baseline, puzzle.name) if baseline is not None and not update_baseline else None
@@ -89,7 +87,7 @@ def check(
             results = check_program(source, puzzle, level_list, seed_list, sandbox, lambda result: progress.advance(task))
     _report(puzzle.name, results, expected, as_json, junit)
     if update_baseline and baseline is not None:
-        with open_output(baseline) as out:
+        with open_output(baseline, option="--baseline") as out:
             out.write(baseline_json(puzzle.name, results))
         status.print(f"baseline written: {baseline}", highlight=False)
     if any(r.outcome.status == Status.SANDBOX_ERROR for r in results):
@@ -104,7 +102,7 @@ def check(
 def _report(puzzle: str, results: list[CheckResult], expected: dict[str, str] | None, as_json: bool, junit: Path | None) -> None:
     worse = regressions(expected, results) if expected is not None else []
     if junit is not None:
-        with open_output(junit) as out:  # its paths were checked before the run
+        with open_output(junit, option="--junit") as out:  # checked before the run, with every other output
             out.write(junit_xml(puzzle, results).decode("utf-8"))
     if as_json:
         console.print_json(json.dumps({"puzzle": puzzle, "results": [r.to_json() for r in results],

@@ -18,7 +18,7 @@ from puzzles.games import GAMES, Game, GameRecord, Setup, StrategyPlayer, get_ga
 from ..errors import ConfigError, InputError, SandboxUnavailableError
 from ..games.match import play_seated, void
 from ..keys import program_key
-from ..records import check_output, open_output, read_text
+from ..records import FILE, check_outputs, open_output, read_text
 from ..run.spec import limits_from
 from ..sandbox import BACKENDS, open_sandbox
 from ..types import MAX_CPU_S, GameLimits, Program, Status, harmless
@@ -54,10 +54,10 @@ def play(
         raise InputError(f"--players: unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}, "
                          f"or give a program file (PATH.py)")
     programs = {player: read_text(Path(player)) for player in names if player not in game.strategies}
-    if output is not None:
-        check_output(output, [Path(player) for player in programs])
-    if png is not None:
-        _check_png(game, png, output, [Path(player) for player in programs])
+    if png is not None and not _pictured(game):
+        pictured = ", ".join(g.name for g in GAMES if _pictured(g))
+        raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
+    check_outputs([("-o", output, FILE), ("--png", png, FILE)], [Path(player) for player in programs])
     setup = game.setup(level, seed)
     if programs:
         if backend not in BACKENDS:
@@ -78,7 +78,7 @@ def play(
         _write_png(png, game.render_png(record.final))
     text = json.dumps(record.to_json(), sort_keys=True)  # ASCII: a program's surrogates, controls and bidi overrides escaped
     if output is not None:
-        with open_output(output) as out:
+        with open_output(output, option="-o") as out:
             out.write(text + "\n")
         status.print(f"game record written: {output}", highlight=False, markup=False)
     elif as_json:
@@ -99,18 +99,9 @@ def _pictured(game: Game) -> bool:
     return type(game).render_png is not Game.render_png
 
 
-def _check_png(game: Game, png: Path, output: Path | None, inputs: list[Path]) -> None:
-    if not _pictured(game):
-        pictured = ", ".join(g.name for g in GAMES if _pictured(g))
-        raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
-    check_output(png, inputs, "--png")
-    if output is not None and png.absolute() == output.absolute():
-        raise InputError(f"--png {png} is also the -o file: give each its own name")
-
-
 def _write_png(path: Path, image: bytes) -> None:
     """Write the picture whole (`open_output`: a regular file is renamed over, a device or pipe written directly)."""
-    with open_output(path, binary=True) as out:
+    with open_output(path, binary=True, option="--png") as out:
         out.write(image)
     status.print(f"board picture written: {path}", highlight=False, markup=False)
 

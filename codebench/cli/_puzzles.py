@@ -90,7 +90,7 @@ def generate(
         raise InputError(f"--seed {seed} --count {count} runs past the last seed 2^64-1: give a smaller --count")
     params = parse_params(param) if param else None
     records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
-    with Stopping() as stop, open_output(output) as out:
+    with Stopping() as stop, open_output(output, option="-o") as out:
         write_records(records, out, stop)
 
 
@@ -108,7 +108,7 @@ def solve(
                 raise InputError(f"{file}: record {record['id']!r} will not be solved: {exc}") from None
             yield {**record, "answer": answer}
 
-    with Stopping() as stop, open_output(output, inputs=[file]) as out:
+    with Stopping() as stop, open_output(output, inputs=[file], option="-o") as out:
         count = write_records(solved(), out, stop)
     status.print(f"solved {count} instances", highlight=False)
 
@@ -178,7 +178,7 @@ def import_files(
             except PuzzleError as exc:
                 raise InputError(f"{path}: {exc}") from None
 
-    with Stopping() as stop, open_output(output, inputs=files) as out:
+    with Stopping() as stop, open_output(output, inputs=files, option="-o") as out:
         count = write_records(records(), out, stop)
     status.print(f"imported {count} instances", highlight=False)
 

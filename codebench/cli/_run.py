@@ -24,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from ..errors import InputError
-from ..records import check_output, open_output
+from ..records import FILE, FOLDER, check_outputs, open_output
 from ..types import harmless
 from ._interrupt import interruptible
 from ._params import puzzle_params
@@ -264,30 +264,41 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
                           scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
                                   for store in stores])
     inputs = [store.path for store in stores]
-    if fmt is not None:
-        text = render_report(report, fmt, section, brief=brief)
-        if output is None:
-            console.print(text, highlight=False, markup=False, soft_wrap=True)
-        else:
-            with open_output(output, inputs) as out:
-                out.write(text)
-            status.print(f"report written: {output}", highlight=False, markup=False)
-    if plots is not None:
-        from ..analysis.plots import write_plots
+    left = [f"{option} {path}" for option, path in (("-o", output if fmt else None), ("--plots", plots), ("--html", html))
+            if path is not None]  # what an interrupt leaves unwritten
+    try:
+        if fmt is not None:
+            text = render_report(report, fmt, section, brief=brief)
+            if output is None:
+                console.print(text, highlight=False, markup=False, soft_wrap=True)
+            else:
+                with open_output(output, inputs, option="-o") as out:
+                    out.write(text)
+                status.print(f"report written: {output}", highlight=False, markup=False)
+                left.pop(0)
+        if plots is not None:
+            from ..analysis.plots import write_plots
 
-        try:
-            files = write_plots(report, plots)
-        except OSError as exc:
-            raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
-        status.print(f"plots written: {len(files)} files in {plots}", highlight=False, markup=False)
-    if html is not None:
-        from ..analysis.html import render_html
-        from ..analysis.plots import figure_svgs
+            left[0] += " (in part)"  # each figure is whole, the new or the old
+            try:
+                files = write_plots(report, plots)
+            except OSError as exc:
+                raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
+            status.print(f"plots written: {len(files)} files in {plots}", highlight=False, markup=False)
+            left.pop(0)
+        if html is not None:
+            from ..analysis.html import render_html
+            from ..analysis.plots import figure_svgs
 
-        page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report), games)
-        with open_output(html, inputs) as out:
-            out.write(page)
-        status.print(f"html report written: {html}", highlight=False, markup=False)
+            page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report), games)
+            with open_output(html, inputs, option="--html") as out:
+                out.write(page)
+            status.print(f"html report written: {html}", highlight=False, markup=False)
+    except KeyboardInterrupt:
+        if not left:
+            raise
+        with interruptible(f"not written: {', '.join(left)}; no file is left cut short: run the report again"):
+            raise
     return report
 
 
@@ -391,8 +402,7 @@ def compare(
     if fmt not in ("table", "json"):
         raise InputError(f"--format {fmt!r}: choose table, json")
     databases = [_database(folder) for folder in run_dirs]
-    if output is not None:
-        check_output(output, databases)
+    check_outputs([("-o", output, FILE)], _store_files(databases))
     _once(databases)
     runs, keys = [], []
     for database in databases:
@@ -450,6 +460,11 @@ def _once(databases: Sequence[Path]) -> None:
         seen[(found.st_dev, found.st_ino)] = database
 
 
+def _store_files(databases: Sequence[Path]) -> list[Path]:
+    """The files a store is: its database, and SQLite's log and index beside it (an output there would lose commits)."""
+    return [database.with_name(database.name + suffix) for database in databases for suffix in ("", "-wal", "-shm")]
+
+
 def _database(folder: Path) -> Path:
     if not (folder / DATABASE).is_file():
         raise InputError(f"{folder} holds no {DATABASE}: give the --out directory of a run")
@@ -479,14 +494,7 @@ def report(
         raise InputError(f"--section {section!r}: choose one of {', '.join(SECTIONS)}")
     prices = dict(map(parse_price, price or ()))
     databases = [_database(folder) for folder in run_dirs]
-    if output is not None:
-        check_output(output, databases)
-    if html is not None:
-        check_output(html, databases, "--html")
-        if output is not None and output.resolve() == html.resolve():
-            raise InputError(f"--html {html} is also the -o file: give each its own")
-    if plots is not None and plots.exists() and not plots.is_dir():
-        raise InputError(f"--plots {plots} is a file: give a folder for the figures (made if missing)")
+    check_outputs([("-o", output, FILE), ("--plots", plots, FOLDER), ("--html", html, FILE)], _store_files(databases))
     with ExitStack() as opened:
         stores = []
         for database in databases:
@@ -512,6 +520,7 @@ def demo(
     options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,
                                "cpu": cpu, "out": out, "price": [f"{behavior}={DEMO_PRICE}"]}
     spec_from_options({**options, "price": None, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
+    check_outputs([("--out", out / "plots", FOLDER), ("--out", out / "report.html", FILE)])
     with start_mock_server(behavior=behavior) as server:
         status.print(f"mock model server ({behavior}) at {server.url}", highlight=False, markup=False)
         run(**options, base_url=server.url)

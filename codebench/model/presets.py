@@ -8,6 +8,7 @@ checked, and a dry run planned, without loading the client.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -101,29 +102,38 @@ class Patience:
             raise ValueError(f"timeouts must be in (0, {MAX_TIMEOUT_S:g}] s and max_retries in 0-{MAX_RETRIES}")
 
 
+def flag(option: str) -> str:
+    """An endpoint option named as its command-line flag (--model, --base-url, --api-key-env, --preset)."""
+    return "--" + option.replace("_", "-")
+
+
 def resolve_endpoint(model: str, base_url: str | None, api_key_env: str | None, preset: str | None,
-                     request: dict[str, Any] | None = None) -> Endpoint:
+                     request: dict[str, Any] | None = None, name: Callable[[str], str] = flag) -> Endpoint:
     """The endpoint the options name: --base-url wins over the preset's URL; the key comes from --api-key-env,
-    else the preset's usual variable (OPENAI_API_KEY for openai), else the preset's placeholder.
+    else the preset's usual variable (OPENAI_API_KEY for openai), else the preset's placeholder. `name` says how
+    the user gave each option (model, base_url, api_key_env, preset): a flag, or a config file's `models:` entry.
 
     Raises:
         ModelConfigError: unknown preset, empty model name, a URL that is not http(s), or a key variable unset.
     """
     if not model or not model.strip():
-        raise ModelConfigError("--model is empty: give the model name the server serves (e.g. --model gpt-4o-mini)")
+        raise ModelConfigError(f"{name('model')} is empty: give the model name the server serves (e.g. --model gpt-4o-mini)")
     if preset is not None and preset not in PRESETS:
-        raise ModelConfigError(f"--preset {preset!r} is unknown: choose one of {', '.join(PRESETS)}")
+        raise ModelConfigError(f"{name('preset')} {preset!r} is unknown: choose one of {', '.join(PRESETS)}")
     named = PRESETS[preset or DEFAULT_PRESET] if preset is not None or base_url is None else None
     url = (base_url or (named.base_url if named is not None else "")).strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ModelConfigError(f"--base-url {url!r} is not an http(s) URL: give the API root, e.g. http://localhost:8000/v1")
+        raise ModelConfigError(f"{name('base_url')} {url!r} is not an http(s) URL: give the API root, e.g. "
+                               "http://localhost:8000/v1")
     variable = api_key_env or (named.key_env if named is not None else None)
     if variable:
         key = os.environ.get(variable, "").strip()
         if not key:
-            hint = "" if api_key_env else ", or pass --api-key-env VAR naming the variable that holds it"
-            raise ModelConfigError(f"environment variable {variable} is not set (or empty): export {variable}=<your API key>{hint}")
+            given = f"{name('api_key_env')} {variable!r}: " if api_key_env else ""
+            hint = "" if api_key_env else f", or name the variable that holds it: {name('api_key_env')} VAR"
+            raise ModelConfigError(f"{given}environment variable {variable} is not set (or empty): export "
+                                   f"{variable}=<your API key>{hint}")
     else:  # a local server (or a custom URL) without a key option: any placeholder passes
         key = named.placeholder_key if named is not None else "codebench"
     return Endpoint(model=model.strip(), base_url=url, api_key=key, request=dict(request or {}),

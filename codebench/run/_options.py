@@ -1,21 +1,33 @@
 """The schema of a run's options as a user gives them (config file or flags): names, types and ranges, strictly.
 
-`samples: 2.5`, `seed: x`, `temperature: hot`, `base_url: [a]` or an unknown key are refused with the option's
-name, the value and what is expected. Defaults are RunSpec's. Imports pydantic, the spec and the limits.
+`samples: 2.5`, `seed: x`, `levels: 1`, `base_url: [a]` or an unknown key are refused naming the option as the user
+gave it (its flag, or its key in the config file, a `models:` entry by its place and name), the value and what the
+option takes, in words derived from its type and bounds (or its `description` where the type says too little).
+Defaults are RunSpec's. Imports pydantic, the spec and the limits.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import types
+from typing import Any, Union, get_args, get_origin
 
+from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 
-from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S
-from ..sandbox import MAX_WORKERS
+from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
+from ..modes import MODES
+from ..sandbox import BACKENDS, EXECUTORS, MAX_WORKERS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
-from .spec import MAX_COUNT, MAX_SEED, ModelSpec, RunSpec
+from .spec import ALL, BOTH, MAX_COUNT, MAX_SEED, OPPONENTS, ModelSpec, Origin, RunSpec
 
 STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+KINDS: dict[Any, str] = {int: "a whole number", float: "a number", str: "text", bool: "true or false", dict: "a mapping"}
+NAMES = "comma-separated in one string, or a list"
+
+
+def _one_of(choices: Any) -> str:
+    return f"one of {', '.join(choices)}"
 
 
 class ModelOption(BaseModel):
@@ -23,12 +35,12 @@ class ModelOption(BaseModel):
 
     model_config = STRICT
 
-    name: str
+    name: str = Field(description="text: the model's name as its server serves it")
     label: str | None = None  # what reports call it (default: the name); two entries may serve one name apart
-    preset: str | None = None
+    preset: str | None = Field(None, description=_one_of(PRESETS))
     base_url: str | None = None
-    api_key_env: str | None = None
-    request: dict[str, Any] = Field(default_factory=dict)
+    api_key_env: str | None = Field(None, description="the name of an environment variable")
+    request: dict[str, Any] = Field(default_factory=dict, description="a mapping of request-body fields")
     images: bool = True  # False: a text-only model (an M variant's board picture is not sent)
     idle_timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT_S)  # None: the run's
     request_timeout: float | None = Field(None, ge=0, le=MAX_TIMEOUT_S)
@@ -53,16 +65,19 @@ class RunOptions(BaseModel):
 
     model_config = STRICT
 
-    model: str | list[str] | None = None  # the flag (comma-separated) or a config list
-    models: list[ModelOption] | None = None
+    model: str | list[str] | None = Field(None, description=f"model names, {NAMES}")  # the flag or a config list
+    models: list[ModelOption] | None = Field(None, description="a list of entries, each a model name or a mapping with "
+                                                               f"its name and any of {', '.join(list(ModelOption.model_fields)[1:])}")
     base_url: str | None = None
-    api_key_env: str | None = None
-    preset: str | None = None
-    request: dict[str, Any] = Field(default_factory=dict)  # extra request-body fields for every model
-    params: dict[str, dict[str, Any]] = Field(default_factory=dict)  # puzzle -> presentation parameters
-    mode: str = RunSpec.mode
-    puzzles: str | list[str] | None = None  # None: every puzzle
-    levels: str | list[int] = Field(default_factory=lambda: list(RunSpec.levels))
+    api_key_env: str | None = Field(None, description="the name of an environment variable")
+    preset: str | None = Field(None, description=_one_of(PRESETS))
+    request: dict[str, Any] = Field(default_factory=dict, description="a mapping of request-body fields")  # for every model
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict, description="a mapping of puzzle to its presentation "
+                                                                                "parameters, e.g. {rubik: {reveal_scramble: true}}")
+    mode: str = Field(RunSpec.mode, description=_one_of((*MODES, BOTH)))
+    puzzles: str | list[str] | None = Field(None, description=f"puzzle names, {NAMES}, or {ALL}")  # None: every puzzle
+    levels: str | list[int] = Field(default_factory=lambda: list(RunSpec.levels),
+                                    description="a list such as [1, 3, 5], or a range such as '1-6'")
     instances_per_level: int = Field(RunSpec.instances_per_level, ge=1, le=MAX_COUNT)
     samples: int = Field(RunSpec.samples, ge=1, le=MAX_COUNT)
     temperature: float = Field(RunSpec.temperature, ge=0, le=2)
@@ -72,18 +87,20 @@ class RunOptions(BaseModel):
     memory: int = Field(Limits.memory_mib, ge=MEMORY_MIB_RANGE[0], le=MEMORY_MIB_RANGE[1])
     max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
     workers: int | None = Field(RunSpec.workers, ge=1, le=MAX_WORKERS)
-    backend: str = RunSpec.backend
-    executor: str = RunSpec.executor
+    backend: str = Field(RunSpec.backend, description=_one_of(BACKENDS))
+    executor: str = Field(RunSpec.executor, description=_one_of(EXECUTORS))
     ray_address: str | None = None
     format_retries: int = Field(RunSpec.format_retries, ge=0, le=20)
-    games: str | list[str] | None = None  # None: no game; "all": every game
-    opponents: str | list[str] = Field(default_factory=lambda: list(RunSpec.opponents))
+    games: str | list[str] | None = Field(None, description=f"game names, {NAMES}, or {ALL}")  # None: no game
+    opponents: str | list[str] = Field(default_factory=lambda: list(RunSpec.opponents),
+                                       description=f"any of {', '.join(OPPONENTS)}, {NAMES}")
     history: bool = RunSpec.history
     legal_hint: bool = RunSpec.legal_hint
     game_cpu: float = Field(GameLimits.game_cpu_s, gt=0, le=10 * MAX_CPU_S)
     move_cpu: float = Field(GameLimits.move_cpu_s, gt=0, le=MAX_CPU_S)
     game_secret_file: str | None = None  # a file holding the games' secret, shared on purpose by runs to be compared
-    prices: dict[str, PriceOption] = Field(default_factory=dict)  # model label -> its price (none assumed)
+    prices: dict[str, PriceOption] = Field(default_factory=dict, description="a mapping of model label to "
+                                           "{input_per_mtok: DOLLARS, output_per_mtok: DOLLARS}")  # none assumed
     max_cost: float | None = Field(None, gt=0)  # US dollars over the whole run, resumed runs included
     max_tokens_total: int | None = Field(None, ge=1)  # prompt + completion tokens over the whole run
     idle_timeout: float = Field(RunSpec.idle_timeout, gt=0, le=MAX_TIMEOUT_S)
@@ -106,18 +123,19 @@ class RunOptions(BaseModel):
         return tuple(ModelSpec(name.strip()) for name in names if name.strip())
 
     def puzzle_names(self) -> tuple[str, ...]:
-        """The puzzles named; by default all nine, or none when the run names games."""
+        """The puzzles named (all: all nine); by default all nine, or none when the run names games."""
         if self.puzzles is None:
             return () if self.games else RunSpec.puzzles
-        return _names(self.puzzles)
+        return RunSpec.puzzles if _names(self.puzzles) == (ALL,) else _names(self.puzzles)
 
-    def game_names(self) -> tuple[str, ...]:
+    def game_names(self, levels: list[int]) -> tuple[str, ...]:
+        """The games named; `all` is every game that has one of `levels` (every game when none has: the spec says so)."""
         if self.games is None:
             return ()
-        if self.games == "all" or self.games == ["all"]:
-            from puzzles.games import game_names
+        if _names(self.games) == (ALL,):
+            from puzzles.games import game_names, get_game
 
-            return tuple(game_names())
+            return tuple(name for name in game_names() if set(levels) & set(get_game(name).levels)) or tuple(game_names())
         return _names(self.games)
 
     def opponent_names(self) -> tuple[str, ...]:
@@ -130,22 +148,60 @@ def _names(given: str | list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
 
 
-def first_problem(exc: ValueError) -> str:
-    """One line for the first thing wrong: the option, the value, what is expected (and how many more problems)."""
+def first_problem(exc: ValueError, given: dict[str, Any], origin: Origin) -> str:
+    """One line for the first thing wrong: the option as the user gave it, the value, what the option takes (and how
+    many more options are wrong). Pydantic's own words (`levels.str`, "input should be") never reach the user."""
     if not isinstance(exc, ValidationError):
         return f"bad run option: {exc}"
     errors = exc.errors()
-    first = errors[0]
-    name = ".".join(map(str, first["loc"])) or "?"  # models.1.request: the path into the config
-    if first["type"] == "extra_forbidden":
-        nested = len(first["loc"]) > 1 and first["loc"][0] == "models"
-        known = ", ".join(ModelOption.model_fields if nested else sorted(RunOptions.model_fields))
-        return f"unknown {'field of a models entry' if nested else 'run option'} {name!r}; known: {known}"
     fields = {str(e["loc"][0]) for e in errors if e["loc"]}
     more = f" (and {len(fields) - 1} more option(s) wrong)" if len(fields) > 1 else ""
-    return f"run option {name}={_shown(first.get('input'))}: {first['msg'].lower()}{more}"
+    return _problem(errors[0]["loc"], errors[0]["type"], given, origin) + more
+
+
+def _problem(loc: tuple[int | str, ...], kind: str, given: dict[str, Any], origin: Origin) -> str:
+    key = str(loc[0]) if loc else "?"
+    if kind == "extra_forbidden" and len(loc) == 1:
+        where = f" in {origin.config}" if key in origin.in_config else ""
+        return f"unknown run option {key!r}{where}; known: {', '.join(sorted(RunOptions.model_fields))}"
+    value = given.get(key)
+    if key == "models" and len(loc) > 2 and isinstance(value, list) and isinstance(value[int(loc[1])], dict):
+        entry = value[int(loc[1])]
+        label = next((entry[field] for field in ("label", "name") if isinstance(entry.get(field), str)), None)
+        return _nested(origin.entry(int(loc[1]), label), ModelOption, str(loc[2]), entry, kind)
+    if key == "prices" and len(loc) > 2 and isinstance(value, dict) and isinstance(value.get(loc[1]), dict):
+        return _nested(f"{origin.name(key)} of {loc[1]}", PriceOption, str(loc[2]), value[loc[1]], kind)
+    return f"{origin.name(key)} {_shown(value)}: give {_expected(RunOptions.model_fields[key])}"
+
+
+def _nested(where: str, schema: type[BaseModel], field: str, given: dict[str, Any], kind: str) -> str:
+    """A problem inside a mapping of its own (a `models:` entry, a price)."""
+    if kind == "extra_forbidden":
+        return f"{where}: unknown field {field!r}; known: {', '.join(schema.model_fields)}"
+    value = "is missing" if kind == "missing" else _shown(given.get(field))
+    return f"{where}: {field} {value}: give {_expected(schema.model_fields[field])}"
+
+
+def _expected(info: FieldInfo) -> str:
+    """What a field takes, in words: its description, else its type and bounds."""
+    if info.description:
+        return info.description
+    annotation = info.annotation
+    kinds = [kind for kind in (get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,))
+             if kind is not type(None)]
+    kind = KINDS.get(get_origin(kinds[0]) or kinds[0], "a value")
+    low = next((m.ge for m in info.metadata if isinstance(m, Ge)), None)
+    above = next((m.gt for m in info.metadata if isinstance(m, Gt)), None)
+    high = next((m.le for m in info.metadata if isinstance(m, Le)), None)
+    if low is not None and high is not None:
+        return f"{kind} from {_shown(low)} to {_shown(high)}"
+    bounds = [f"above {_shown(above)}" if above is not None else f"at least {_shown(low)}" if low is not None else "",
+              f"at most {_shown(high)}" if high is not None else ""]
+    return ", ".join([f"{kind} {bounds[0]}".strip(), *filter(None, bounds[1:])])
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
+    """A value as the message shows it: numbers as written, anything else as Python writes it (cut at 60 characters)."""
+    whole = isinstance(value, float) and value.is_integer()  # 1e9 as 1000000000, not 1e+09; nan and inf as written
+    text = str(int(value)) if whole else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

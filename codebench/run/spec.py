@@ -17,7 +17,7 @@ from ..analysis.usage import Price
 from ..errors import ConfigError, InputError
 from ..model.presets import Patience
 from ..modes import FORMAT_RETRIES, MODES
-from ..records import read_text
+from ..records import FOLDER, check_outputs, read_text
 from ..sandbox import BACKENDS, EXECUTORS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
@@ -299,7 +299,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
 
     Raises:
         ConfigError: an unknown option, a value of the wrong type or range (the message names it, the value and
-            what is expected), or an --out that is not a directory.
+            what is expected).
+        InputError: an --out that cannot be a folder to write in (`check_outputs`).
     """
     from ._options import RunOptions, first_problem  # deferred: pydantic loads in ~0.1 s
 
@@ -315,8 +316,7 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
         raise ConfigError(first_problem(exc)) from None
-    if Path(checked.out).exists() and not Path(checked.out).is_dir():
-        raise ConfigError(f"--out {checked.out} is not a directory: give a directory for the run (made if missing)")
+    check_outputs([("--out", Path(checked.out), FOLDER)])
     levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
     secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), "--game-secret-file").strip()

@@ -12,7 +12,9 @@ Writers migrate older files in place; readers never write: they migrate a copy i
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -177,7 +179,8 @@ class Store:
 
     @classmethod
     def for_reading(cls, path: Path) -> Store:
-        """Open without writing anything; an older schema is migrated in a copy held in memory.
+        """Open without writing anything or creating a file beside the store (`_open_for_reading`); an older schema is
+        migrated in a copy held in memory.
 
         Raises:
             StoreError: missing, unreadable, not a codebench run database, or corrupt.
@@ -185,12 +188,8 @@ class Store:
         """
         if not path.is_file():
             raise StoreError(f"{path} does not exist: give the --out directory of a run")
-        # Without a -wal file no writer is connected (WAL writers keep one), so the file is opened immutable: no
-        # lock and no -shm file either. With one, a run may be writing: a read-only connection sees its commits.
-        live = path.with_name(path.name + "-wal").exists()
-        uri = f"{path.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
         try:
-            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            db = _open_for_reading(path)
             version = _version(db, path)
             if version == 0:
                 raise StoreError(f"{path} holds no codebench run yet: give the --out directory of a finished or running run")
@@ -202,6 +201,8 @@ class Store:
                 _migrate(db, version)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {path} ({exc}): it is not a codebench run database, or it is damaged") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
         return cls(path, _db=db)
 
     def close(self) -> None:
@@ -663,6 +664,57 @@ def _sample(row: tuple[Any, ...]) -> Sample:
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt,
                   Sampling(params["temperature"], params["max_tokens"], params["seed"]), completion, reading, format_retries,
                   tuple(retried_replies or ()))
+
+
+COPY_ATTEMPTS = 10  # copies of a store a writer keeps folding its log into before a reader gives up
+
+
+def _open_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that reads `path` and creates no file beside it (and so works on a read-only mount).
+
+    Without a -wal file SQLite needs none: the file is opened immutable (no lock, no -shm index). With one (a run
+    writing, or a run stopped or copied before its log was folded in), reading in place would create the -shm index
+    beside it, or fail where it cannot: the file and its log are copied into a private folder, folded into one file
+    there and opened immutable, and the folder removed at once (an open file stays readable until it is closed).
+
+    Raises:
+        StoreError: a writer kept changing the file while it was copied.
+        OSError, sqlite3.Error: the file, its log or the private folder cannot be read or written.
+    """
+    log = path.with_name(path.name + "-wal")
+    for _ in range(COPY_ATTEMPTS):
+        if not log.exists():
+            return _immutable(path)
+        with tempfile.TemporaryDirectory(prefix="codebench-read-") as folder:
+            copy = Path(folder) / path.name
+            stamp = _stamp(path)
+            try:
+                shutil.copyfile(path, copy)
+                shutil.copyfile(log, copy.with_name(copy.name + "-wal"))
+            except FileNotFoundError:  # the writer closed, folding its log in: read the file alone
+                continue
+            if _stamp(path) != stamp:  # the writer folded its log in while the copies were made: they may not match
+                continue
+            folding = sqlite3.connect(copy, isolation_level=None)
+            try:
+                folding.execute("PRAGMA journal_mode=DELETE")  # the log's commits into the copy, the log removed
+            finally:
+                folding.close()
+            db = _immutable(copy)
+            _version(db, path)  # read before its folder goes
+            return db
+    raise StoreError(f"{path} kept changing while it was copied to be read (a run is writing it): try again")
+
+
+def _immutable(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False,
+                           isolation_level=None)
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """What changes when a file is written: its inode, size and modification time."""
+    found = path.stat()
+    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def _version(db: sqlite3.Connection, path: Path) -> int:

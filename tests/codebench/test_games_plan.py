@@ -30,11 +30,11 @@ def test_games_alone_plan_no_puzzle_and_levels_meet_each_games_own() -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"games": "cardnim", "levels": "5"}, "the game cardnim has levels 1-3"),
-    ({"games": "cardnim", "opponents": "ref,humans"}, "--opponents: 'humans'"),
+    ({"games": "cardnim", "opponents": "ref,humans"}, "--opponents 'humans': choose from ref, random, models"),
     ({"games": "cardnim", "executor": "ray"}, "--executor local"),
     ({"games": "chess"}, "unknown game 'chess'"),
     ({"puzzles": [], "games": None}, "nothing to run"),
-    ({"games": "cardnim", "game_cpu": 0}, "game_cpu"),
+    ({"games": "cardnim", "game_cpu": 0}, "--game-cpu 0: give a number above 0, at most 36000"),
 ])
 def test_bad_game_options_are_refused_with_what_to_do(options: dict[str, Any], message: str) -> None:
     with pytest.raises((ConfigError, UnknownPuzzleError)) as refused:

@@ -354,18 +354,18 @@ def test_the_defaults_let_a_thirty_minute_generation_finish_and_a_deadline_can_b
 
 
 @pytest.mark.parametrize(("argv", "config", "wrong"), [
-    (("--idle-timeout", "0"), "", "idle_timeout=0.0: input should be greater than 0"),
-    (("--idle-timeout", "-5"), "", "idle_timeout=-5.0"),
-    (("--idle-timeout", "nan"), "", "idle_timeout=nan: input should be a finite number"),
-    (("--request-timeout", "-1"), "", "request_timeout=-1.0: input should be greater than or equal to 0"),
-    (("--request-timeout", "100000"), "", "request_timeout=100000.0: input should be less than or equal to 86400"),
-    (("--max-retries", "-1"), "", "max_retries=-1: input should be greater than or equal to 0"),
-    (("--max-retries", "21"), "", "max_retries=21: input should be less than or equal to 20"),
-    ((), "idle_timeout: soon\n", "idle_timeout='soon': input should be a valid number"),
-    ((), "max_retries: 2.5\n", "max_retries=2.5: input should be a valid integer"),
-    ((), "models: [{name: m, idle_timeout: 0}]\n", "models.0.idle_timeout=0: input should be greater than 0"),
-    ((), "models: [{name: m, request_timeout: -1}]\n", "models.0.request_timeout=-1"),
-    ((), "models: [{name: m, max_retries: 99}]\n", "models.0.max_retries=99: input should be less than or equal to 20"),
+    (("--idle-timeout", "0"), "", "--idle-timeout 0: give a number above 0, at most 86400"),
+    (("--idle-timeout", "-5"), "", "--idle-timeout -5: give a number above 0"),
+    (("--idle-timeout", "nan"), "", "--idle-timeout nan: give a number above 0"),
+    (("--request-timeout", "-1"), "", "--request-timeout -1: give a number from 0 to 86400"),
+    (("--request-timeout", "100000"), "", "--request-timeout 100000: give a number from 0 to 86400"),
+    (("--max-retries", "-1"), "", "--max-retries -1: give a whole number from 0 to 20"),
+    (("--max-retries", "21"), "", "--max-retries 21: give a whole number from 0 to 20"),
+    ((), "idle_timeout: soon\n", "idle_timeout (in {config}) 'soon': give a number above 0"),
+    ((), "max_retries: 2.5\n", "max_retries (in {config}) 2.5: give a whole number from 0 to 20"),
+    ((), "models: [{name: m, idle_timeout: 0}]\n", "models entry 1 (m) in {config}: idle_timeout 0: give a number above 0"),
+    ((), "models: [{name: m, request_timeout: -1}]\n", "models entry 1 (m) in {config}: request_timeout -1: give a number"),
+    ((), "models: [{name: m, max_retries: 99}]\n", "models entry 1 (m) in {config}: max_retries 99: give a whole number from 0 to 20"),
 ])
 def test_bad_timeout_options_exit_2_with_one_error_line(argv: tuple[str, ...], config: str, wrong: str, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -373,5 +373,5 @@ def test_bad_timeout_options_exit_2_with_one_error_line(argv: tuple[str, ...], c
     model: tuple[str, ...] = () if "models" in config else ("--model", "m")
     code, out, err = run_cli(capsys, "run", "--dry-run", "--base-url", "http://127.0.0.1:9/v1", "--config",
                              str(tmp_path / "run.yaml"), "--out", str(tmp_path / "run"), *model, *argv)
-    assert code == 2 and out == "" and err.startswith(f"error: run option {wrong}") and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and out == "" and err.startswith(f"error: {wrong.format(config=tmp_path / 'run.yaml')}") and len(err.strip().splitlines()) == 1, err
 

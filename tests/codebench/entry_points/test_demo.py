@@ -10,9 +10,9 @@ from .refusal import refused
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--samples", "0"], "run option samples=0: input should be greater than or equal to 1"),
-    (["--instances-per-level", "1000000"], "run option instances_per_level=1000000: input should be less than or equal to 10000"),
-    (["--cpu", "-1"], "run option cpu=-1.0: input should be greater than 0"),
+    (["--samples", "0"], "--samples 0: give a whole number from 1 to 10000"),
+    (["--instances-per-level", "1000000"], "--instances-per-level 1000000: give a whole number from 1 to 10000"),
+    (["--cpu", "-1"], "--cpu -1: give a number above 0, at most 3600"),
     (["--behavior", "genius"], "behaviour 'genius' is unknown: choose one of oracle"),
 ])
 def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
