@@ -19,9 +19,9 @@ from ..errors import ConfigError, InputError, SandboxUnavailableError
 from ..games.match import play_seated, void
 from ..keys import program_key
 from ..records import FILE, check_outputs, open_output, read_text
-from ..run.spec import limits_from
+from ..run.spec import player_limits
 from ..sandbox import BACKENDS, open_sandbox
-from ..types import MAX_CPU_S, GameLimits, Program, Status, harmless
+from ..types import Program, Status, harmless
 from ._interrupt import interruptible
 
 console = Console(soft_wrap=True)  # a record line or a board row never wraps
@@ -58,13 +58,13 @@ def play(
         pictured = ", ".join(g.name for g in GAMES if _pictured(g))
         raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
     check_outputs([("-o", output, FILE), ("--png", png, FILE)], [Path(player) for player in programs])
+    if backend not in BACKENDS:  # checked whoever plays: a typo is a typo with built-in players too
+        raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    budgets, limits = player_limits(game_cpu, move_cpu, memory)
     setup = game.setup(level, seed)
     if programs:
-        if backend not in BACKENDS:
-            raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-        budgets = _budgets(game_cpu, move_cpu)
         with interruptible("the game was not finished; nothing was written"), \
-                open_sandbox(backend, limits_from(move_cpu, memory), len(names)) as sandbox:
+                open_sandbox(backend, limits, len(names)) as sandbox:
             players = [(player, Program(program_key(programs[player]), programs[player], "Strategy")) if player in programs
                        else StrategyPlayer(player, game.strategies[player]) for player in names]
             record = play_seated(game, setup, players, sandbox, budgets)
@@ -72,8 +72,7 @@ def play(
             raise SandboxUnavailableError("the sandbox failed during the game (sandbox_error): check it with "
                                           "codebench sandbox doctor, then play again")
     else:
-        record = play_seated(game, setup, [StrategyPlayer(player, game.strategies[player]) for player in names], None,
-                             GameLimits())
+        record = play_seated(game, setup, [StrategyPlayer(player, game.strategies[player]) for player in names], None, budgets)
     if png is not None:
         _write_png(png, game.render_png(record.final))
     text = json.dumps(record.to_json(), sort_keys=True)  # ASCII: a program's surrogates, controls and bidi overrides escaped
@@ -85,13 +84,6 @@ def play(
         console.print(text, highlight=False, markup=False, soft_wrap=True)
     if output is None and not as_json:
         _print_game(game, record)
-
-
-def _budgets(game_cpu: float, move_cpu: float) -> GameLimits:
-    for option, value in (("--game-cpu", game_cpu), ("--move-cpu", move_cpu)):
-        if not 0 < value <= MAX_CPU_S * 10:  # NaN fails too
-            raise ConfigError(f"{option} {value!r}: give a positive number of CPU seconds, at most {MAX_CPU_S * 10:g}")
-    return GameLimits(game_cpu_s=game_cpu, move_cpu_s=move_cpu)
 
 
 def _pictured(game: Game) -> bool:

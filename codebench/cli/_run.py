@@ -110,7 +110,6 @@ def run(
     from ..analysis.report import RERUN, not_counted
     from ..analysis.usage import parse_price
     from ..errors import BudgetReached, RunPartial
-    from ..model.presets import resolve_endpoint
     from ..run.pipeline import plan_summary, record_plan
     from ..run.plan import make_plan
     from ..run.spec import load_config, spec_from_options
@@ -125,8 +124,8 @@ def run(
                "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
                "move_cpu": move_cpu, "game_secret_file": game_secret_file, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
                "prices": {label: asdict(given) for label, given in map(parse_price, price)} if price else None}
-    spec = spec_from_options(options, load_config(config))
-    endpoints = {m.label: resolve_endpoint(m.name, *spec.endpoint_options(m), request=m.request) for m in spec.model_specs}
+    spec = spec_from_options(options, load_config(config), config)
+    endpoints = spec.endpoints()
     plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
     database = spec.out / DATABASE
     if dry_run:  # reads an existing run to count what is stored; never creates one

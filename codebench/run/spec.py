@@ -7,6 +7,7 @@ read), pydantic (when options are checked), the shared types, modes and the back
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import puzzles
 
 from ..analysis.usage import Price
 from ..errors import ConfigError, InputError
-from ..model.presets import Patience
+from ..model.presets import Endpoint, Patience, resolve_endpoint
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import FOLDER, check_outputs, read_text
 from ..sandbox import BACKENDS, EXECUTORS
@@ -29,6 +30,41 @@ MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this 
 MAX_SEED = 2**31 - 1
 SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
                               "stream", "stream_options"})  # request fields a config may not override
+FLAGS = {"params": "--param", "prices": "--price", "history": "--history/--no-history"}  # else --KEY-WITH-DASHES
+ALL = "all"  # --puzzles all, --games all
+
+
+def flag(key: str) -> str:
+    """The command-line flag of the run option `key`."""
+    return FLAGS.get(key, "--" + key.replace("_", "-"))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the user gave each run option, so that a message names it as typed: its flag, or the config file's key
+    (a `models:` entry by its place and name). An option given nowhere is named by its flag (what to type)."""
+
+    config: str | None = None  # the config file, as given
+    in_config: frozenset[str] = frozenset()  # options the config file set and no flag overrode
+    given: frozenset[str] = frozenset()  # options set by a flag or the config file
+
+    def name(self, key: str) -> str:
+        return f"{key} (in {self.config})" if key in self.in_config else flag(key)
+
+    def entry(self, index: int, label: str | None) -> str:
+        """The config's `models:` entry at `index` (its label when known)."""
+        named = f" ({label})" if label else ""
+        return f"models entry {index + 1}{named}" + (f" in {self.config}" if self.config else "")
+
+    def model_names(self, index: int, model: ModelSpec, run: Callable[[str], str]) -> Callable[[str], str]:
+        """How to name the endpoint options of the run's `index`-th model: its entry's own fields where it sets
+        them, else the run's options (`run`)."""
+        if "models" not in self.in_config:
+            return lambda key: f"{flag('model')} {model.label}" if key == "model" else run(key)
+        entry = self.entry(index, model.label)
+        own = {"model": True, "api_key_env": model.api_key_env is not None or model.has_own_endpoint, "preset": model.has_own_endpoint,
+               "base_url": model.has_own_endpoint}
+        return lambda key: f"{entry}: {'name' if key == 'model' else key}" if own.get(key) else run(key)
 
 
 @dataclass(frozen=True)
@@ -105,66 +141,118 @@ class RunSpec:
     request_timeout: float = Patience.request_timeout or 0.0  # seconds per attempt in all, reply included; 0: none
     max_retries: int = Patience.max_retries
     out: Path = Path("runs/default")
+    origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
     def __post_init__(self) -> None:
-        """What types cannot say (types and ranges of option values are `RunOptions`' part)."""
+        """What types cannot say (types and ranges of option values are `RunOptions`' part); every message names the
+        option as the user gave it (`origin`)."""
+        name = self.origin.name
         if self.mode not in (*MODES, BOTH):
-            raise ConfigError(f"--mode {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
+            raise ConfigError(f"{name('mode')} {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
-            raise ConfigError("give at least one --model")
-        object.__setattr__(self, "models", tuple(self._with_request(ModelSpec(m) if isinstance(m, str) else m)
-                                                 for m in self.models))
+            raise ConfigError(f"give at least one {flag('model')} (or a models: list in the config file)")
+        object.__setattr__(self, "models", tuple(self._with_request(index, ModelSpec(m) if isinstance(m, str) else m)
+                                                 for index, m in enumerate(self.models)))
         labels = [model.label for model in self.model_specs]
         twice = sorted({label for label in labels if labels.count(label) > 1})
         if twice:
-            raise ConfigError(f"model {twice[0]!r} is listed twice: give one of the entries a `label` to tell them apart")
-        for name, given in self.params.items():
-            presentation = puzzles.get_puzzle(name).presentation_params  # raises UnknownPuzzleError with the known names
+            where = name("models") if "models" in self.origin.in_config else name("model")
+            raise ConfigError(f"{where}: model {twice[0]!r} is listed twice: give one of the entries a `label` to tell "
+                              "them apart")
+        self._check_choices()
+        self._check_games()
+        self._check_budgets(labels)
+        self._check_applies()
+
+    def _check_choices(self) -> None:
+        name = self.origin.name
+        for puzzle, given in self.params.items():
+            presentation = _found(puzzles.get_puzzle, puzzle, f"{name('params')} {puzzle}").presentation_params
             for key in given:
                 if key not in presentation:
                     allowed = ", ".join(sorted(presentation)) or "none"
-                    raise ConfigError(f"--param {name}.{key}: a run sets presentation parameters only ({name}: {allowed}); "
-                                      "complexity comes from --levels")
+                    raise ConfigError(f"{name('params')} {puzzle}.{key}: a run sets presentation parameters only ({puzzle}: "
+                                      f"{allowed}); complexity comes from {name('levels')}")
         if self.backend not in BACKENDS:
-            raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
+            raise ConfigError(f"{name('backend')} {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         if self.executor not in EXECUTORS:
-            raise ConfigError(f"--executor {self.executor!r}: choose one of {', '.join(EXECUTORS)}")
+            raise ConfigError(f"{name('executor')} {self.executor!r}: choose one of {', '.join(EXECUTORS)}")
         if self.ray_address is not None and self.executor != "ray":
-            raise ConfigError("--ray-address needs --executor ray")
-        for name in self.puzzles:
-            puzzles.get_puzzle(name)  # raises UnknownPuzzleError with the known names
+            raise ConfigError(f"{name('ray_address')} needs {flag('executor')} ray")
+        for puzzle in self.puzzles:
+            _found(puzzles.get_puzzle, puzzle, name("puzzles"))
         outside = sorted(set(self.levels) - set(puzzles.LEVELS))
         if outside or not self.levels:
-            raise ConfigError(f"--levels: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
-        self._check_games()
-        self._check_budgets(labels)
+            raise ConfigError(f"{name('levels')}: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
 
     def _check_budgets(self, labels: list[str]) -> None:
+        name = self.origin.name
         unknown = sorted(set(self.prices) - set(labels))
         if unknown:
-            raise ConfigError(f"--price {unknown[0]}: no model of this run is called that (models: {', '.join(labels)})")
+            raise ConfigError(f"{name('prices')} {unknown[0]}: no model of this run is called that (models: {', '.join(labels)})")
         unpriced = [label for label in labels if label not in self.prices]
         if self.max_cost is not None and unpriced:
-            raise ConfigError(f"--max-cost needs a price for every model; {unpriced[0]} has none: give --price "
+            raise ConfigError(f"{name('max_cost')} needs a price for every model; {unpriced[0]} has none: give {flag('prices')} "
                               f"{unpriced[0]}=INPUT/OUTPUT (US dollars per million tokens)")
 
     def _check_games(self) -> None:
         from puzzles.games import get_game
 
+        name = self.origin.name
         if not self.puzzles and not self.games:
-            raise ConfigError("nothing to run: give --puzzles, --games, or both")
-        for name in self.games:
-            game = get_game(name)  # raises UnknownPuzzleError with the known names
-            if not set(self.levels) & set(game.levels):
-                raise ConfigError(f"--levels {','.join(map(str, self.levels))}: the game {name} has levels "
-                                  f"{min(game.levels)}-{max(game.levels)}; include one of them")
+            raise ConfigError(f"nothing to run: give {flag('puzzles')}, {flag('games')}, or both")
+        found = [_found(get_game, game, name("games")) for game in self.games]
+        missing = [game for game in found if not set(self.levels) & set(game.levels)]
+        shown = ",".join(map(str, self.levels))
+        if missing and len(missing) == len(found) > 1:
+            raise ConfigError(f"{name('levels')} {shown}: no game of the run has any of them (their levels: "
+                              f"{_span({level for game in found for level in game.levels})})")
+        if missing:
+            raise ConfigError(f"{name('levels')} {shown}: the game {missing[0].name} has levels {_span(missing[0].levels)}; "
+                              "include one of them")
         unknown = sorted(set(self.opponents) - set(OPPONENTS))
         if unknown or not self.opponents:
-            raise ConfigError(f"--opponents: {unknown[0] if unknown else 'none'!r}; choose from {', '.join(OPPONENTS)}, "
+            raise ConfigError(f"{name('opponents')} {unknown[0] if unknown else 'none'!r}: choose from {', '.join(OPPONENTS)}, "
                               "comma-separated")
+        two_player = [game for game in self.games if get_game(game).players == 2]
+        if two_player and set(self.opponents) == {"models"} and len(self.models) == 1:
+            raise ConfigError(f"{name('opponents')} models: a model meets only the other models of the run, and it has one "
+                              f"({self.model_specs[0].label}), so {', '.join(two_player)} would not be played: add ref or random "
+                              f"to {flag('opponents')}, or give another {flag('model')}")
         if "code" in self.modes and self.games and self.executor == "ray":
             raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
-                              "cannot: run games with --executor local")
+                              f"cannot: run games with {flag('executor')} local")
+
+    def _check_applies(self) -> None:
+        """Refuse an option the user gave that this run would ignore, saying what it applies to and what to add."""
+        from puzzles.games import get_game
+
+        code, instruction, games = "code" in self.modes, "instruction" in self.modes, bool(self.games)
+        add_code, add_instruction = f"add {flag('mode')} code or both", f"add {flag('mode')} instruction or both"
+        add_games = f"add {flag('games')}"
+        alone = [game for game in self.games if get_game(game).players == 1]
+        rules = {  # option: (whether it applies, to what, what to add when it does not)
+            "format_retries": (instruction, "instruction mode", add_instruction),
+            "history": (games and instruction, "instruction-mode games", add_instruction if games else add_games),
+            "legal_hint": (games and instruction, "instruction-mode games", add_instruction if games else add_games),
+            "game_cpu": (games and code, "code-mode games", add_code if games else add_games),
+            "move_cpu": (games and code, "code-mode games", add_code if games else add_games),
+            "game_secret_file": (games, "games", add_games),
+            "opponents": (len(alone) < len(self.games), "two-player games",
+                          f"({', '.join(alone)} {'is' if len(alone) == 1 else 'are'} played alone)" if games else add_games),
+            "cpu": (code and bool(self.puzzles), "code mode's puzzles", f"add {flag('puzzles')}" if code else add_code),
+            **{key: (code, "code mode", add_code) for key in ("memory", "workers", "backend", "executor")},
+            **{key: (not all(m.has_own_endpoint for m in self.model_specs), "models without an endpoint of their own",
+                     "and every models entry names its own") for key in ("base_url", "api_key_env", "preset")},
+        }
+        for key, (applies, scope, remedy) in rules.items():
+            if key in self.origin.given and not applies:
+                separator = " " if remedy.startswith("(") else ", " if remedy.startswith("and") else ": "
+                raise ConfigError(f"{self.origin.name(key)} applies only to {scope}{separator}{remedy}")
+        for puzzle, given in self.params.items():
+            if puzzle not in self.puzzles:
+                raise ConfigError(f"{self.origin.name('params')} {puzzle}.{next(iter(given), '')}: {puzzle} is not among this "
+                                  f"run's puzzles ({', '.join(self.puzzles) or 'none'})")
 
     def game_levels(self, name: str) -> tuple[int, ...]:
         """The run's levels that the game has."""
@@ -187,6 +275,16 @@ class RunSpec:
             return model.base_url, model.api_key_env, model.preset
         return self.base_url, model.api_key_env or self.api_key_env, self.preset
 
+    def endpoints(self) -> dict[str, Endpoint]:
+        """Every model's endpoint by label, its key read.
+
+        Raises:
+            ModelConfigError: options that cannot work, named as the user gave them (the flag, or the `models:` entry).
+        """
+        return {model.label: resolve_endpoint(model.name, *self.endpoint_options(model), request=model.request,
+                                              name=self.origin.model_names(index, model, self.origin.name))
+                for index, model in enumerate(self.model_specs)}
+
     def patience(self, model: ModelSpec) -> Patience:
         """How long `model`'s requests may take: its entry's own limits where it sets them, else the run's."""
         deadline = self.request_timeout if model.request_timeout is None else model.request_timeout
@@ -194,8 +292,9 @@ class RunSpec:
                         request_timeout=deadline or None,
                         max_retries=self.max_retries if model.max_retries is None else model.max_retries)
 
-    def _with_request(self, model: ModelSpec) -> ModelSpec:
-        merged = {**_request_body(self.request, "request"), **_request_body(model.request, f"request of {model.label}")}
+    def _with_request(self, index: int, model: ModelSpec) -> ModelSpec:
+        own = f"{self.origin.entry(index, model.label)}: request" if "models" in self.origin.in_config else f"request of {model.label}"
+        merged = {**_request_body(self.request, self.origin.name("request")), **_request_body(model.request, own)}
         return replace(model, request=merged)
 
     @property
@@ -207,8 +306,22 @@ class RunSpec:
         """The spec as the run's provenance stores it: the games' secret left out (the store keeps it apart)."""
         data = asdict(self)
         data["out"] = str(self.out)
-        del data["game_secret"]
+        del data["game_secret"], data["origin"]
         return data
+
+
+def _span(levels: Any) -> str:
+    """Levels as '1-3' when they run without a gap, else '1,3,5'."""
+    found = sorted(levels)
+    return f"{found[0]}-{found[-1]}" if found == list(range(found[0], found[-1] + 1)) else ",".join(map(str, found))
+
+
+def _found(get: Callable[[str], Any], name: str, option: str) -> Any:
+    """`get(name)`; an unknown name is refused naming `option` (the message lists the known names)."""
+    try:
+        return get(name)
+    except puzzles.PuzzleError as exc:
+        raise ConfigError(f"{option}: {exc}") from None
 
 
 def _merged(config: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
@@ -244,12 +357,32 @@ def limits_from(cpu: Any, memory: Any) -> Limits:
     Raises:
         ConfigError: a value of the wrong type or out of range (the message names the option and the range).
     """
-    if isinstance(cpu, bool) or not isinstance(cpu, (int, float)) or not 0 < cpu <= MAX_CPU_S:  # NaN fails too
-        raise ConfigError(f"--cpu {cpu!r}: give a positive number of CPU seconds per instance, at most {MAX_CPU_S:g}")
+    return Limits(cpu_s=_cpu_seconds(cpu, "--cpu", "instance", MAX_CPU_S), memory_mib=_memory_mib(memory, "instance"))
+
+
+def player_limits(game_cpu: Any, move_cpu: Any, memory: Any) -> tuple[GameLimits, Limits]:
+    """A program player's budgets (`--game-cpu`, `--move-cpu`) and its worker's limits (`--memory`, and a move's CPU
+    as the worker's limit per task), each checked under its own name and range.
+
+    Raises:
+        ConfigError: a value of the wrong type or out of range (the message names the option and its range).
+    """
+    move = _cpu_seconds(move_cpu, "--move-cpu", "move", MAX_CPU_S)
+    budgets = GameLimits(game_cpu_s=_cpu_seconds(game_cpu, "--game-cpu", "game", 10 * MAX_CPU_S), move_cpu_s=move)
+    return budgets, Limits(cpu_s=move, memory_mib=_memory_mib(memory, "program player"))
+
+
+def _cpu_seconds(value: Any, option: str, per: str, most: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= most:  # NaN fails too
+        raise ConfigError(f"{option} {value!r}: give a positive number of CPU seconds per {per}, at most {most:g}")
+    return float(value)
+
+
+def _memory_mib(value: Any, per: str) -> int:
     low, high = MEMORY_MIB_RANGE
-    if isinstance(memory, bool) or not isinstance(memory, int) or not low <= memory <= high:
-        raise ConfigError(f"--memory {memory!r}: give MiB per instance, {low}-{high}")
-    return Limits(cpu_s=float(cpu), memory_mib=memory)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"--memory {value!r}: give MiB per {per}, {low}-{high}")
+    return value
 
 
 def parse_range(text: str, option: str, low: int, high: int, most: int = MAX_COUNT) -> list[int]:
@@ -294,39 +427,41 @@ def load_config(path: Path | None) -> dict[str, Any]:
     return data
 
 
-def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpec:
-    """Config file values, overridden by the flags given on the command line (None: not given), checked as a whole.
+def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_path: Path | None = None) -> RunSpec:
+    """Config file values (read from `config_path`), overridden by the flags given on the command line (None: not
+    given), checked as a whole; every message names the option as the user gave it, flag or config key.
 
     Raises:
         ConfigError: an unknown option, a value of the wrong type or range (the message names it, the value and
-            what is expected).
+            what is expected), or an option that does not apply to the run.
         InputError: an --out that cannot be a folder to write in (`check_outputs`).
     """
     from ._options import RunOptions, first_problem  # deferred: pydantic loads in ~0.1 s
 
     flags = {k: str(v) if isinstance(v, Path) else v for k, v in options.items() if v is not None}
     given = {**config, **flags}
-    if "model" in options and options["model"] is not None:
-        given.pop("models", None)  # the flag replaces the config's list
+    replaced = {"models"} if "model" in flags else set()
+    for key in replaced:
+        given.pop(key, None)  # the --model flag replaces the config's list
     if isinstance(config.get("params"), dict) and isinstance(flags.get("params"), dict):  # a --param overrides one key
         given["params"] = _merged(config["params"], flags["params"])
     if isinstance(config.get("prices"), dict) and isinstance(flags.get("prices"), dict):  # a --price overrides one model's
         given["prices"] = {**config["prices"], **flags["prices"]}
+    origin = Origin(str(config_path) if config_path is not None else "the config file",
+                    frozenset(set(config) - set(flags) - replaced), frozenset(given))
     try:
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
-        raise ConfigError(first_problem(exc)) from None
+        raise ConfigError(first_problem(exc, given, origin)) from None
     check_outputs([("--out", Path(checked.out), FOLDER)])
-    levels = parse_range(checked.levels, "--levels", min(puzzles.LEVELS), max(puzzles.LEVELS)) \
+    levels = parse_range(checked.levels, origin.name("levels"), min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
-    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), "--game-secret-file").strip()
+    secret_option = origin.name("game_secret_file")
+    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), secret_option).strip()
     if secret is not None and len(secret) < MIN_SECRET:
-        raise ConfigError(f"--game-secret-file {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
+        raise ConfigError(f"{secret_option} {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
                           f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
-    try:
-        game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)
-    except ValueError as exc:
-        raise ConfigError(f"--game-cpu {checked.game_cpu:g} / --move-cpu {checked.move_cpu:g}: {exc}") from None
+    game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)  # ranges checked by RunOptions
     return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
                    preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
                    instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
@@ -334,8 +469,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any]) -> RunSpe
                    max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
                    executor=checked.executor, ray_address=checked.ray_address,
                    format_retries=checked.format_retries, request=checked.request, params=checked.params,
-                   games=checked.game_names(), opponents=checked.opponent_names(), history=checked.history,
+                   games=checked.game_names(levels), opponents=checked.opponent_names(), history=checked.history,
                    legal_hint=checked.legal_hint, game_limits=game_limits, game_secret=secret, out=Path(checked.out),
                    prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
                    max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
-                   request_timeout=checked.request_timeout, max_retries=checked.max_retries)
+                   request_timeout=checked.request_timeout, max_retries=checked.max_retries, origin=origin)
