@@ -53,7 +53,10 @@ def _is_json(text: str) -> bool:
 
 def _last_bare_object(reply: str) -> str | None:
     """The complete object that ends last in the text (the outermost of those that end there)."""
-    starts = [match.start() for match in re.finditer(r"\{", reply)][-MAX_BARE_STARTS:]
+    starts: list[int] = []
+    position = len(reply)
+    while len(starts) < MAX_BARE_STARTS and (position := reply.rfind("{", 0, position)) >= 0:
+        starts.insert(0, position)
     best: tuple[int, int] | None = None  # (end, -start): later end first, then the earlier (outer) start
     for start in starts:
         try:

@@ -8,6 +8,7 @@ extraction and the validate stage.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from puzzles import Puzzle, Record, get_puzzle
@@ -83,7 +84,7 @@ async def ask_program(prompt: Prompt, sampling: Sampling, model: ChatModel, entr
                                       seed=sampling.seed)
     if completion.error is not None:
         return Reply(completion, Reading(Status.API_ERROR, completion.error))
-    extraction = extract_program(completion.text, entry)
+    extraction = await asyncio.to_thread(extract_program, completion.text, entry)  # a big reply holds no event loop
     if extraction.status is not None or extraction.source is None:
         return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail))
     return Reply(completion, Reading(None, extraction.detail, Program(program_key(extraction.source), extraction.source, entry)))

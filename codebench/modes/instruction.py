@@ -10,6 +10,7 @@ content-keyed) and its verdict like an execution, so resume, reports and compari
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
@@ -69,7 +70,7 @@ class InstructionMode(Mode):
                                                             max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
             if completion.error is not None:
                 return Reply(completion, Reading(Status.API_ERROR, completion.error), retries, tuple(retried))
-            answer = last_answer(completion.text)
+            answer = await asyncio.to_thread(last_answer, completion.text)  # a big reply holds no event loop
             if answer is not None:
                 return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries,
                              tuple(retried))

@@ -10,16 +10,21 @@ fails the test instead of hanging it.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from codebench.modes import get_mode
 from codebench.modes._answer import last_answer
 from codebench.modes._extract import extract_program
+from codebench.types import Completion, Prompt, SampleJob, Sampling
 
 SHAPES: dict[str, Callable[[int], str]] = {
     "backticks": lambda n: "`" * n,
@@ -64,3 +69,38 @@ def test_reading_a_reply_is_linear_in_its_size(shape: str) -> None:
     except subprocess.TimeoutExpired:
         raise AssertionError(f"reading a {LARGE:,}-character reply ({shape}) took over {bound:.1f} s, "
                              f"{SLACK * LARGE // SMALL}x the {baseline * 1000:.1f} ms of a {SMALL:,}-character one") from None
+
+
+class Replier:
+    """A chat model whose reply is one text, whatever is asked."""
+
+    base_url = "fake://replier"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def complete(self, messages: list[dict[str, str]], *, temperature: float, max_tokens: int | None,
+                       seed: int) -> Completion:
+        return Completion(self.text, "stop", False, 1, 1, 0.0, None, None)
+
+
+@pytest.mark.parametrize("mode", ["code", "instruction"])
+def test_a_reply_is_read_off_the_event_loop(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a 4 MiB reply takes seconds even in linear time: the run's other requests go on meanwhile."""
+    readers: list[threading.Thread] = []
+    module, name = ("codebench.modes.code", "extract_program") if mode == "code" else ("codebench.modes.instruction", "last_answer")
+    reader = getattr(importlib.import_module(module), name)
+
+    def watched(*args: object) -> object:
+        readers.append(threading.current_thread())
+        return reader(*args)
+
+    monkeypatch.setattr(f"{module}.{name}", watched)
+    job = SampleJob("k", "m", mode, "hanoi", 0, Prompt("hanoi", mode, (("user", "hi"),)), Sampling(0.0, None, 0), ())
+
+    async def ask() -> threading.Thread:
+        await get_mode(mode).ask(job, Replier("no answer"))
+        return threading.current_thread()
+
+    loop_thread = asyncio.run(ask())
+    assert readers and all(thread is not loop_thread for thread in readers)
