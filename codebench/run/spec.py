@@ -212,8 +212,8 @@ class RunSpec:
                               "include one of them")
         unknown = sorted(set(self.opponents) - set(OPPONENTS))
         if unknown or not self.opponents:
-            raise ConfigError(f"{name('opponents')} {unknown[0] if unknown else 'none'!r}: choose from {', '.join(OPPONENTS)}, "
-                              "comma-separated")
+            given = repr(unknown[0]) if unknown else "names none"
+            raise ConfigError(f"{name('opponents')} {given}: choose from {', '.join(OPPONENTS)}, comma-separated")
         two_player = [game for game in self.games if get_game(game).players == 2]
         if two_player and set(self.opponents) == {"models"} and len(self.models) == 1:
             raise ConfigError(f"{name('opponents')} models: a model meets only the other models of the run, and it has one "
