@@ -224,3 +224,17 @@ def test_mock_server_exits_130_on_ctrl_c_and_143_on_sigterm(signum: int, code: i
     process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == code and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("key", sorted(RunOptions.model_fields))
+def test_any_config_value_is_taken_or_refused_in_the_users_words(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 key: str) -> None:
+    for value in ("{a: [1]}", "'x'", "-1", "2.5", "true", "null", "''", "[]", "'1-9'", "[0]"):
+        config = tmp_path / "run.yaml"
+        given = {"model": "m", "base_url": DEAD_URL, "out": str(tmp_path / "out"), "games": "cardnim", key: value}
+        config.write_text("".join(f"{name}: {text}\n" for name, text in given.items()))
+        code, out, err = run_cli(capsys, "run", "--config", str(config), "--dry-run")
+        assert code in (0, 2) and "Traceback" not in out + err, (value, err)
+        assert code == 0 or (err.startswith("error: ") and len(err.strip().splitlines()) == 1), (value, err)
+        assert not any(word in err for word in INTERNALS), (value, err)
+        assert not (tmp_path / "out").exists()
