@@ -195,7 +195,7 @@ def _messages(prompt: str) -> list[tuple[str, str]]:
     try:
         messages = json.loads(prompt)
         return [(str(m["role"]), str(m["content"])) for m in messages]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):  # RecursionError: JSON nested too deep to read
         return [("prompt", prompt)]
 
 

@@ -109,3 +109,10 @@ def test_a_run_whose_every_request_failed_gets_its_report_page_and_figures(tmp_p
     assert "PARTIAL: " in out and "api_error:32" in out
     assert "PARTIAL" in tmp_path.joinpath("page.html").read_text()
     assert sorted(path.name for path in tmp_path.joinpath("plots").iterdir()) == ["cost.png", "cost.svg"]
+
+
+def test_a_prompt_of_json_nested_100000_deep_is_shown_as_text(run: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    edit(run, ("UPDATE samples SET prompt = ? WHERE rowid = 1", (DEEP,)))
+    answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
+    assert DEEP[:1000] in tmp_path.joinpath("page.html").read_text()
