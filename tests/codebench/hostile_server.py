@@ -33,8 +33,11 @@ REPLIES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
                                   "completion_tokens_details": {"reasoning_tokens": [7]}}),
     "backticks": ("`" * 1_000_000, None, USUAL),
     "huge": ("x" * HUGE + ANSWER, "y" * HUGE, USUAL),
-    "escapes": (f"{ESCAPES}\n{ANSWER}", ESCAPES, USUAL),
+    "escapes": (f"{ESCAPES}\x00\n{ANSWER}", ESCAPES, USUAL),  # with a NUL; the reply names its model with them too
+    "many_chunks": (ANSWER * 500, None, USUAL),  # streamed one character a chunk: 32,500 chunks
+    "deep_field": (ANSWER, None, USUAL),  # beside it an unknown field nested as deep as the parser goes
 }
+SERVER_MODEL = {"escapes": f"model{ESCAPES}\udc00"}
 DEEP_BODY = '{"id": "x", "choices": ' + "[" * DEEP + "]" * DEEP + "}"
 # scenario -> (HTTP status, error body): each ends the run with one error line
 FATAL: dict[str, tuple[int, dict[str, Any]]] = {
@@ -43,7 +46,8 @@ FATAL: dict[str, tuple[int, dict[str, Any]]] = {
     "fatal_quota": (429, {"error": {"message": f"quota {ESCAPES}", "type": "insufficient_quota", "code": "insufficient_quota"}}),
 }
 SCENARIOS = (*REPLIES, "deep")
-PIECE = 1 << 16
+PIECES = {"many_chunks": 1}  # characters per streamed delta; others 1 << 16
+NEAR_LIMIT = 900  # nesting the parser still decodes
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -64,13 +68,16 @@ class _Handler(BaseHTTPRequestHandler):
             body = f"data: {DEEP_BODY}\n\n" if streamed else DEEP_BODY
             return self._send(200, "text/event-stream" if streamed else "application/json", body.encode())
         content, reasoning, usage = REPLIES[scenario]
+        named = SERVER_MODEL.get(scenario, model)
+        extra = {"extra": json.loads("[" * NEAR_LIMIT + "]" * NEAR_LIMIT)} if scenario == "deep_field" else {}
         if not streamed:
-            message = {"role": "assistant", "content": content, "reasoning_content": reasoning}
+            message = {"role": "assistant", "content": content, "reasoning_content": reasoning, **extra}
             return self._send(200, "application/json", json.dumps(
-                {"id": "x", "object": "chat.completion", "model": model, "usage": usage,
+                {"id": "x", "object": "chat.completion", "model": named, "usage": usage,
                  "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode())
-        self._send(200, "text/event-stream", b"".join(f"data: {json.dumps(chunk)}\n\n".encode()
-                                                      for chunk in _chunks(model, content, reasoning, usage)) + b"data: [DONE]\n\n")
+        chunks = _chunks(named, content, reasoning, usage, PIECES.get(scenario, 1 << 16), extra)
+        self._send(200, "text/event-stream", b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks)
+                   + b"data: [DONE]\n\n")
 
     def _send(self, status: int, kind: str, body: bytes) -> None:
         self.send_response(status)
@@ -80,15 +87,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def _chunks(model: str, content: str, reasoning: str | None, usage: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _chunks(model: str, content: str, reasoning: str | None, usage: dict[str, Any], piece: int,
+            extra: dict[str, Any]) -> Iterator[dict[str, Any]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"id": "x", "object": "chat.completion.chunk", "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                "choices": [{"index": 0, "delta": {**delta, **extra}, "finish_reason": finish}]}
 
-    for start in range(0, len(reasoning or ""), PIECE):
-        yield chunk({"reasoning_content": (reasoning or "")[start : start + PIECE]})
-    for start in range(0, len(content), PIECE):
-        yield chunk({"content": content[start : start + PIECE]})
+    for start in range(0, len(reasoning or ""), piece):
+        yield chunk({"reasoning_content": (reasoning or "")[start : start + piece]})
+    for start in range(0, len(content), piece):
+        yield chunk({"content": content[start : start + piece]})
     yield chunk({}, "stop")
     yield {"id": "x", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage}
 
