@@ -88,8 +88,9 @@ def _boards(game: Game, state: dict[str, Any], moves: list[dict[str, Any]]) -> l
         observation = game.observe(state, move["player"])
         if isinstance(observation, dict):
             observation = {key: value for key, value in observation.items() if key != "image"}
-        if move.get("ok") and "move_head" in move:
-            break  # a legal move too long to keep whole: the boards after it cannot be drawn
+        if move.get("ok") and ("move_head" in move or not game.legal(state, move["player"], move.get("move")).ok):
+            break  # a legal move too long to keep whole, or one that is not legal here (a record edited by hand or another
+            # tool): the boards after it cannot be drawn
         if move.get("ok"):
             state = game.apply(state, move["player"], move["move"])
         found.append((json.dumps(observation, ensure_ascii=False), game.render(state)))

@@ -116,3 +116,15 @@ def test_a_prompt_of_json_nested_100000_deep_is_shown_as_text(run: Path, tmp_pat
     edit(run, ("UPDATE samples SET prompt = ? WHERE rowid = 1", (DEEP,)))
     answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
     assert DEEP[:1000] in tmp_path.joinpath("page.html").read_text()
+
+
+def test_a_game_record_whose_legal_moves_do_not_replay_is_shown_without_the_boards_after_them(
+        run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with closing(sqlite3.connect(run / "run.sqlite")) as db, db:
+        for key, text in db.execute("SELECT key, record FROM matches").fetchall():
+            record = json.loads(text)
+            for move in record["moves"]:
+                move.update(ok=True, move={"card": f"x{ESCAPE}"})
+            db.execute("UPDATE matches SET record = ? WHERE key = ?", (json.dumps(record), key))
+    answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
+    assert_page_harmless(tmp_path.joinpath("page.html").read_text(), "the page")
