@@ -3,8 +3,8 @@ reply, and how the turn was judged.
 
 A record keeps the moves, not the boards: the boards are rebuilt here by replaying the moves on the game's own setup
 (same game version, level and seed: same states, since the environment's randomness comes from the seed and the turn).
-A record of another version of the game (its setup's id differs) is shown without boards. Pure: imports
-`puzzles.games` and the shared types.
+A record of another version of the game (its setup's id differs), or of a game, level or seed this codebench does not
+have, is shown without boards. Pure: imports `puzzles.games` and the shared types.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from puzzles import PuzzleError
 from puzzles.games import Game, Setup, get_game
 
 from ..types import GameRow, Status
@@ -30,10 +31,14 @@ def replay_rows(rows: Sequence[GameRow], strings: Strings, clip: Callable[[str],
 
 def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> list[Any]:
     record = row.record
-    game = get_game(row.game)
-    setup = _setup(row.game, row.level, row.seed, row.secret)
-    same = record.get("id") == setup.id  # else another version of the game: no boards
-    boards = _boards(game, setup.state, record["moves"]) if same else []
+    try:
+        game, setup = get_game(row.game), _setup(row.game, row.level, row.seed, row.secret)
+    except PuzzleError:  # a game, level or seed this codebench does not have (a newer one's, or an edited record)
+        game, setup = None, None
+    boards: list[tuple[str, str]] = []
+    start = None
+    if game is not None and setup is not None and record.get("id") == setup.id:  # else another version of the game: no boards
+        boards, start = _boards(game, setup.state, record["moves"]), game.render(setup.state)
     turns = []
     mover_turns = [0] * len(row.players)  # per seat: its turns so far (a chat seat keeps its replies per turn)
     for index, move in enumerate(record["moves"]):
@@ -53,7 +58,7 @@ def _game_row(row: GameRow, strings: Strings, clip: Callable[[str], str]) -> lis
         "game": strings(row.game), "level": row.level, "seed": row.seed, "players": [strings(p) for p in row.players],
         "seats": [strings(seat) for seat in record["seats"]], "statuses": [strings(s) for s in record["statuses"]],
         "details": [strings(clip(d)) for d in record.get("details", ())], "scores": record["outcome"]["scores"],
-        "results": record["outcome"]["results"], "start": strings(game.render(setup.state) if same else None),
+        "results": record["outcome"]["results"], "start": strings(start),
         "turns": [[turn[name] for name in TURN_FIELDS] for turn in turns],
     }
     return [values[name] for name in GAME_FIELDS]

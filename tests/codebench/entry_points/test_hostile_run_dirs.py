@@ -128,3 +128,11 @@ def test_a_game_record_whose_legal_moves_do_not_replay_is_shown_without_the_boar
             db.execute("UPDATE matches SET record = ? WHERE key = ?", (json.dumps(record), key))
     answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
     assert_page_harmless(tmp_path.joinpath("page.html").read_text(), "the page")
+
+
+def test_games_of_a_game_or_level_this_codebench_does_not_have_are_reported_and_shown_without_boards(
+        run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(run, ("UPDATE plan_matches SET game = ? WHERE position % 2 = 0", (f"cardnim{ESCAPE}",)),
+         ("UPDATE plan_matches SET level = 99 WHERE position % 2 = 1", ()))
+    assert f"cardnim{SHOWN}" in answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
+    assert_page_harmless(tmp_path.joinpath("page.html").read_text(), "the page")
