@@ -95,8 +95,8 @@ class ModelClient:
                     delay = _delay(attempt, None)
                 except openai.APIConnectionError as exc:
                     if last and not reply.chunks:
-                        raise ModelError(f"cannot reach {self.endpoint.base_url} ({_why(exc)}){_after(attempt)}: "
-                                         f"start the server or fix --base-url, {RESUME}") from None
+                        raise ModelError(f"cannot reach {self.endpoint.base_url} for model {self.label!r} ({_why(exc)})"
+                                         f"{_after(attempt)}: start the server or fix its base URL, {RESUME}") from None
                     if last:  # it answered, then dropped the connection: this sample's failure, not a server down
                         return reply.failed(f"the connection dropped ({_why(exc)}){_after(attempt)}")
                     delay = _delay(attempt, None)
@@ -104,8 +104,9 @@ class ModelClient:
                     if last:
                         return reply.failed(f"the server sent an error: {_said(exc.message)}{_after(attempt)}")
                     delay = _delay(attempt, None)
-                except (ValueError, TypeError, RecursionError) as exc:  # a body or an event the SDK cannot decode or
-                    return reply.failed(f"malformed response: {type(exc).__name__}: {_said(exc)}")  # nests too deep
+                except (ValueError, TypeError, RecursionError) as exc:  # a body or an event the SDK cannot decode, or
+                    # one nested deeper than the JSON parser goes (RecursionError): this sample's malformed reply
+                    return reply.failed(f"malformed response: {type(exc).__name__}: {_said(exc)}")
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -331,7 +332,9 @@ def _failed(error: str) -> Completion:
 
 def _count(name: str, value: object, notes: list[str]) -> int | None:
     """A usage count: a non-negative integer below MAX_TOKENS (not a bool, float or string), else unknown and noted."""
-    if value is None or (type(value) is int and 0 <= value < MAX_TOKENS):
-        return value  # type: ignore[return-value]  (an int, checked)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_TOKENS:
+        return value
     notes.append(f"usage.{name} {harmless(repr(value)[:40])} is no token count: taken as unknown")
     return None

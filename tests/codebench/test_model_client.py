@@ -133,7 +133,7 @@ def test_an_unreachable_server_ends_the_run() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(ModelError, match=rf"cannot reach http://127.0.0.1:{port}/v1 .* after 2 attempts: start the server"):
+    with pytest.raises(ModelError, match=rf"cannot reach http://127.0.0.1:{port}/v1 for model 'oracle' .* after 2 attempts: start"):
         ask(f"http://127.0.0.1:{port}/v1", patience=Patience(max_retries=1))
 
 
