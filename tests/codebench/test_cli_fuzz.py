@@ -28,7 +28,7 @@ from .entry_points.refusal import snapshot
 
 HOSTILE = ["0", "1", "-1", "7", "1-6", "6-1", "1-1000000000", "x", "", "[bold]", "[/]", "\x1b[2J\x1b]0;owned\x07", "n=3",
            "n=[3]", "n=99999999999", "=", "hanoi", "sudoku", "nope", "1e309", "nan", "inf", "99999999999999999999",
-           "é\u2028\u202e", "/dev/full", "/dev/zero", "/nonexistent/dir/f", ".", "-", "--", "json"]
+           "é\u2028\u202e", "/dev/full", "/dev/zero", "/proc/nonexistent/f", ".", "-", "--", "json"]
 NUMBERS = ["0", "1", "2", "-1", "0.001", "1.5", "3001", "1e309", "nan", "inf", "-inf", "99999999999999999999", "x", ""]
 GAMES = ["largertarget", "cardnim", "sudokill", "superplym", "tidytower", "maxmaximalcocktails-puzzleplex", "all", "ALL",
          "sudokill,cardnim", "largertarget,largertarget", "hanoi", "nope", "", ",", "[red]x"]
@@ -56,7 +56,7 @@ def groups(folder: Path, runs: tuple[Path, ...], configs: tuple[str, ...]) -> di
     p = paths(folder)
     first, second, failed = (str(run) for run in runs)
     outputs = (p["out.txt"], p["out.jsonl"], p["plots"], p["page.html"], p["board.png"], "/dev/null", "/dev/full",
-               str(folder), "/nonexistent/dir/f")
+               str(folder), "/proc/nonexistent/f")
     into_inputs = (f"{first}/run.sqlite", first, f"{first}/report.html")  # every report and compare line reads `first`,
     # so these are its inputs there (a report of `second` alone may write over `first`'s database: it was asked to)
     sides = ("oracle:instruction", "wrong:instruction", "1/oracle:instruction", "2/oracle:instruction",
