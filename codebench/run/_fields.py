@@ -76,6 +76,17 @@ def _finite(value: int | float) -> bool:
     return math.isfinite(value) if isinstance(value, float) else abs(value) < 2**1023
 
 
+def within(limit: float, check: Check) -> Check:
+    """`check`, and no further from 0 than `limit`: a level or a complexity beyond any a puzzle has cannot be drawn
+    (an axis from -1e308 to 1e308 has no ticks) and is no level or complexity."""
+    def checked(value: Any) -> Any:
+        found = check(value)
+        if abs(found) > limit:
+            raise Damaged(f"is {value}, beyond ±{limit:g}")
+        return found
+    return checked
+
+
 def flag(value: Any) -> bool:
     """A yes/no: JSON's booleans, or SQLite's 0 and 1."""
     if value not in (0, 1) or isinstance(value, float):
@@ -205,8 +216,8 @@ RUN = {"base_urls?": mapping(text), "base_url?": text, "limits": mapping(anythin
 
 FIELDS: dict[str, Check] = {  # by column name: the same name means the same thing in every table
     "key": text, "value": parsed(anything), "id": text, "position": integer, "model": text, "base_url": text, "mode": text,
-    "puzzle": text, "game": text, "instance_id": maybe(text), "sample": count, "level": integer, "seed": integer,
-    "lambda": maybe(number), "instance": text, "meta": parsed(INSTANCE_META), "prompt": text, "params": parsed(SAMPLING),
+    "puzzle": text, "game": text, "instance_id": maybe(text), "sample": count, "level": within(10**6, integer), "seed": integer,
+    "lambda": maybe(within(1e15, number)), "instance": text, "meta": parsed(INSTANCE_META), "prompt": text, "params": parsed(SAMPLING),
     "response": maybe(text), "finish_reason": maybe(text), "truncated": maybe(flag), "prompt_tokens": maybe(count),
     "completion_tokens": maybe(count), "reasoning_tokens": maybe(count), "latency_s": maybe(number),
     "server_model": maybe(text), "error": maybe(text), "program_key": maybe(text), "read_status": maybe(status),

@@ -51,7 +51,8 @@ json_values = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)), max_leaves=6)
 cell_values = st.one_of(
     texts, st.binary(max_size=8).map(lambda b: b"\x1b[31m" + b), st.just(Invalid("ed a0 80")), st.just(Invalid("ff fe 1b")),
-    st.sampled_from([None, 0, -1, -(2**63), 2**63 - 1, 10**12, 0.5, -2.5, float("inf"), float("-inf"), float("nan")]),
+    st.sampled_from([None, 0, -1, -(2**63), 2**63 - 1, 10**12, 0.5, -2.5, 1e308, -1e308, float("inf"), float("-inf"),
+                     float("nan")]),
     st.sampled_from(["1", '"x"', "null", "[]", "{}", "true", "-5", "1e999", "NaN", DEEP, '"\\ud800"', '{"a": "\\u001b[2J"}',
                      '[{"code": "\\u009b6n"}]']))
 

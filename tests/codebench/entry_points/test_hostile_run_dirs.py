@@ -80,6 +80,7 @@ def test_instance_ids_and_game_players_with_escape_sequences_are_shown_as_escape
     ("executions", "issues", '[{"code": 7}]', "[0].code is a number, not text"),
     ("instances", "level", "one", "is text, not an integer"),
     ("instances", "lambda", "high", "is text, not a number"),
+    ("instances", "lambda", 1e308, "is 1e+308, beyond ±1e+15"),
     ("samples", "prompt_tokens", -6_000_000, "is -6000000, not a count"),
     ("samples", "completion_tokens", "many", "is text, not an integer"),
     ("executions", "cpu_s", "fast", "is text, not a number"),
