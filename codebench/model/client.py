@@ -215,7 +215,8 @@ class _Reply:
             return Completion("", None, False, prompt_tokens, completion_tokens, latency, self.server_model,
                               f"malformed response: {kind}", notes=tuple(notes))
         finish = self.finish_reason
-        error = None if self.text is not None else f"empty response: the message has no text content (finish_reason {finish})"
+        error = None if self.text is not None else ("empty response: the message has no text content "
+                                                     f"(finish_reason {harmless(str(finish))})")
         return Completion(self.text.value() if self.text is not None else "", finish, finish == "length", prompt_tokens,
                           completion_tokens, latency, self.server_model, error,
                           None if self.reasoning is None else self.reasoning.value(), reasoning_tokens, tuple(notes))

@@ -23,7 +23,7 @@ HUGE = 5 << 20  # characters: past the client's cap on a reply's text and reason
 USUAL = {"prompt_tokens": 100, "completion_tokens": 50}
 
 # scenario -> (content, reasoning, usage); a reply whose text holds no answer makes instruction mode retry its format
-REPLIES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+REPLIES: dict[str, tuple[str | None, str | None, dict[str, Any]]] = {
     "surrogate": (f"a lone \ud800 surrogate\n{ANSWER}", "thinking \udfff alone", USUAL),
     "surrogate_noanswer": ("no answer, a lone \ud800 surrogate", "\udbff", USUAL),
     "tokens_huge": (ANSWER, None, {"prompt_tokens": 2**63, "completion_tokens": 2**64 + 5,
@@ -36,7 +36,9 @@ REPLIES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "escapes": (f"{ESCAPES}\x00\n{ANSWER}", ESCAPES, USUAL),  # with a NUL; the reply names its model with them too
     "many_chunks": (ANSWER * 500, None, USUAL),  # streamed one character a chunk: 32,500 chunks
     "deep_field": (ANSWER, None, USUAL),  # beside it an unknown field nested as deep as the parser goes
+    "finish_escapes": (None, None, USUAL),  # no text at all, and a finish reason full of escape sequences
 }
+FINISH = {"finish_escapes": f"stop{ESCAPES}"}
 SERVER_MODEL = {"escapes": f"model{ESCAPES}\udc00"}
 DEEP_BODY = '{"id": "x", "choices": ' + "[" * DEEP + "]" * DEEP + "}"
 # scenario -> (HTTP status, error body): each ends the run with one error line
@@ -46,6 +48,7 @@ FATAL: dict[str, tuple[int, dict[str, Any]]] = {
     "fatal_quota": (429, {"error": {"message": f"quota {ESCAPES}", "type": "insufficient_quota", "code": "insufficient_quota"}}),
 }
 SCENARIOS = (*REPLIES, "deep")
+UNUSABLE = ("finish_escapes", "deep")  # no usable reply: each an api_error
 PIECES = {"many_chunks": 1}  # characters per streamed delta; others 1 << 16
 NEAR_LIMIT = 900  # nesting the parser still decodes
 
@@ -74,8 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "content": content, "reasoning_content": reasoning, **extra}
             return self._send(200, "application/json", json.dumps(
                 {"id": "x", "object": "chat.completion", "model": named, "usage": usage,
-                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode())
-        chunks = _chunks(named, content, reasoning, usage, PIECES.get(scenario, 1 << 16), extra)
+                 "choices": [{"index": 0, "message": message, "finish_reason": FINISH.get(scenario, "stop")}]}).encode())
+        chunks = _chunks(named, content, reasoning, usage, PIECES.get(scenario, 1 << 16), extra, FINISH.get(scenario, "stop"))
         self._send(200, "text/event-stream", b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks)
                    + b"data: [DONE]\n\n")
 
@@ -87,17 +90,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def _chunks(model: str, content: str, reasoning: str | None, usage: dict[str, Any], piece: int,
-            extra: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _chunks(model: str, content: str | None, reasoning: str | None, usage: dict[str, Any], piece: int,
+            extra: dict[str, Any], finish: str) -> Iterator[dict[str, Any]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"id": "x", "object": "chat.completion.chunk", "model": model,
                 "choices": [{"index": 0, "delta": {**delta, **extra}, "finish_reason": finish}]}
 
     for start in range(0, len(reasoning or ""), piece):
         yield chunk({"reasoning_content": (reasoning or "")[start : start + piece]})
-    for start in range(0, len(content), piece):
-        yield chunk({"content": content[start : start + piece]})
-    yield chunk({}, "stop")
+    for start in range(0, len(content or ""), piece):
+        yield chunk({"content": (content or "")[start : start + piece]})
+    yield chunk({}, finish)
     yield {"id": "x", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage}
 
 
