@@ -760,6 +760,10 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
         if version < 4:
             db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
+        db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it
+        raise sqlite3.DatabaseError(f"its rows cannot be brought to schema {SCHEMA_VERSION}, "
+                                    f"{type(exc).__name__}: {harmless(str(exc))[:200]}") from None
     except BaseException:
         db.execute("ROLLBACK")
         raise

@@ -137,3 +137,11 @@ def test_games_of_a_game_or_level_this_codebench_does_not_have_are_reported_and_
          ("UPDATE plan_matches SET level = 99 WHERE position % 2 = 1", ()))
     assert f"cardnim{SHOWN}" in answers(capsys, "report", str(run), "--html", str(tmp_path / "page.html"))
     assert_page_harmless(tmp_path.joinpath("page.html").read_text(), "the page")
+
+
+@pytest.mark.parametrize("plan", ["[1]", '{"mode": "code", "samples": [[1]]}', DEEP])
+def test_an_older_run_whose_plan_is_not_what_codebench_wrote_is_one_error_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
+    old = Path(shutil.copytree(Path(__file__).parents[1] / "data" / "v1_run", tmp_path / "old"))
+    edit(old, ("UPDATE meta SET value = ? WHERE key = 'plan'", (plan,)))
+    refused(capsys, "report", str(old), contains="its rows cannot be brought to schema 6", inputs=(old,))
