@@ -283,6 +283,11 @@ class Store:
             instances.setdefault(puzzle, []).append(instance_id)
         matches = tuple(PlannedMatch(key, game, level, seed, tuple(players)) for key, game, level, seed, players
                         in self._select("plan_matches", ("key", "game", "level", "seed", "players"), "ORDER BY position"))
+        asked = Counter((s.model, s.mode, s.puzzle, s.instance_id, s.sample) for s in samples)
+        twice = next((planned for planned, n in asked.items() if n > 1), None)
+        if twice is not None:  # its rows would be counted twice
+            model, mode, puzzle, instance_id, sample = twice
+            raise self._damaged(f"its plan_samples ask for sample {sample} of {model} ({mode}) on {instance_id or puzzle} twice")
         try:
             run = conform(run, RUN)
             # schemas 1-3 kept one URL for the whole run

@@ -145,3 +145,9 @@ def test_an_older_run_whose_plan_is_not_what_codebench_wrote_is_one_error_line(
     old = Path(shutil.copytree(Path(__file__).parents[1] / "data" / "v1_run", tmp_path / "old"))
     edit(old, ("UPDATE meta SET value = ? WHERE key = 'plan'", (plan,)))
     refused(capsys, "report", str(old), contains="its rows cannot be brought to schema 6", inputs=(old,))
+
+
+def test_a_plan_asking_for_one_sample_twice_is_one_error_line(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(run, ("INSERT INTO plan_samples SELECT 1000, key, model, mode, puzzle, instance_id, sample FROM plan_samples "
+               "WHERE position = 0", ()))
+    refused(capsys, "report", str(run), contains="its plan_samples ask for sample 0 of mixed (code) on hanoi twice", inputs=(run,))
