@@ -6,7 +6,9 @@ finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, co
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
 progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches) and 6
 (a match's plays, and who sat in each seat with the tokens it used, in its record).
-Writers migrate older files in place; readers never write: they migrate a copy in memory.
+Writers migrate older files in place; readers never write: they migrate a copy in memory. A run directory may be
+anyone's: the readers check each field they take (`_fields`: a wrong one is one error line naming the run, table, row
+and column) and return text made `harmless`, once, here, so that no report format can forget it.
 """
 
 from __future__ import annotations
