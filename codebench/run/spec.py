@@ -7,6 +7,7 @@ read), pydantic (when options are checked), the shared types, modes and the back
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -28,6 +29,8 @@ SEED_STRIDE = 1_000_003  # sample seeds of different base seeds never meet
 OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player game: PuzzlePlex's baselines, each other
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
+MAX_NESTING = 64  # a config's values nest a few levels; deeper is a mistake or an attack on the parsers after it
+MAX_NODES = 1_000_000  # values in a config, YAML aliases counted wherever they are used (a "billion laughs" is refused)
 SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
                               "stream", "stream_options"})  # request fields a config may not override
 FLAGS = {"params": "--param", "prices": "--price", "history": "--history/--no-history"}  # else --KEY-WITH-DASHES
@@ -422,9 +425,42 @@ def load_config(path: Path | None) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         why = " ".join(str(exc).split())  # YAML's messages span lines
         raise ConfigError(f"cannot read --config {path}: {why}") from None
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise ConfigError(f"--config {path}: its values nest deeper than YAML can read (at most {MAX_NESTING} levels)") from None
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: expected a mapping of option names to values")
+    nesting, nodes = _shape(data)
+    if nesting == math.inf:
+        raise ConfigError(f"--config {path}: a value holds itself (an alias inside its own anchor)")
+    if nesting > MAX_NESTING:
+        raise ConfigError(f"--config {path}: its values nest {nesting:.0f} levels deep (at most {MAX_NESTING})")
+    if nodes > MAX_NODES:
+        raise ConfigError(f"--config {path}: it holds {nodes:,.0f} values once its aliases are expanded (at most {MAX_NODES:,})")
     return data
+
+
+def _shape(data: Any) -> tuple[float, float]:
+    """(How deep collections nest, how many values there are once aliases are expanded) in a loaded YAML document,
+    without recursion; a collection that holds itself counts as infinitely deep."""
+    done: dict[int, tuple[float, float]] = {}
+    open_now: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        item, closing = stack.pop()
+        children = list(item.values()) if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None or id(item) in done:
+            continue
+        if closing:
+            open_now.discard(id(item))
+            shapes = [done.get(id(child), (0, 1)) for child in children]
+            done[id(item)] = (1 + max((depth for depth, _ in shapes), default=0), 1 + sum(size for _, size in shapes))
+        elif id(item) in open_now:
+            return math.inf, math.inf
+        else:
+            open_now.add(id(item))
+            stack.append((item, True))
+            stack.extend((child, False) for child in children)
+    return done[id(data)]
 
 
 def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_path: Path | None = None) -> RunSpec:

@@ -238,3 +238,23 @@ def test_any_config_value_is_taken_or_refused_in_the_users_words(tmp_path: Path,
         assert code == 0 or (err.startswith("error: ") and len(err.strip().splitlines()) == 1), (value, err)
         assert not any(word in err for word in INTERNALS), (value, err)
         assert not (tmp_path / "out").exists()
+
+
+def _laughs(levels: int) -> str:
+    """A "billion laughs": each anchor a list of ten aliases of the one before, 10**levels values expanded."""
+    anchors = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]"
+                                                            for i in range(1, levels)]
+    return "request: {" + ", ".join(anchors) + "}\n"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("request: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n", "its values nest deeper than YAML can read (at most 64 levels)"),
+    ("models: " + "[" * 5000 + "]" * 5000 + "\n", "its values nest deeper than YAML can read"),
+    ("request: " + "{a: " * 100 + "1" + "}" * 100 + "\n", "its values nest 101 levels deep (at most 64)"),
+    ("request: &a {x: *a}\n", "a value holds itself (an alias inside its own anchor)"),
+    (_laughs(7), "it holds 12,345,682 values once its aliases are expanded (at most 1,000,000)"),
+])
+def test_a_config_too_deep_self_referring_or_exploding_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                                                                  message: str) -> None:
+    _config_refused(capsys, tmp_path, f"model: m\nbase_url: {DEAD_URL}\nout: {tmp_path / 'out'}\n" + text,
+                    f"--config {{config}}: {message}")
