@@ -489,7 +489,7 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
         raise ConfigError(first_problem(exc, given, origin)) from None
-    check_outputs([("--out", Path(checked.out), FOLDER)])
+    check_outputs([(origin.name("out"), Path(checked.out), FOLDER)])
     levels = parse_range(checked.levels, origin.name("levels"), min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
     secret_option = origin.name("game_secret_file")

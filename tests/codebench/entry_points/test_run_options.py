@@ -106,6 +106,10 @@ def test_a_config_key_that_does_not_apply_is_named_as_written(tmp_path: Path, ca
     config.write_text("model: m\nmode: instruction\nmemory: 256\n")
     _refused_both_ways(capsys, tmp_path, "--config", str(config), contains=f"memory (in {config}) applies only to code mode: "
                        "add --mode code or both")
+    (tmp_path / "taken").write_text("keep me\n")
+    config.write_text(f"model: m\nbase_url: {DEAD_URL}\nout: {tmp_path / 'taken'}\n")
+    refused(capsys, "run", "--config", str(config), "--dry-run", inputs=(tmp_path,),
+            contains=f"out (in {config}) {tmp_path / 'taken'} is not a directory")
     config.write_text(f"models: [{{name: m, base_url: '{DEAD_URL}'}}]\n")
     _refused_both_ways(capsys, tmp_path, "--config", str(config), contains="--base-url applies only to models without an "
                        "endpoint of their own, and every models entry names its own")
