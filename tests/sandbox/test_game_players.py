@@ -8,6 +8,8 @@ nothing of the engine or of the other player; nothing a player starts outlives i
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 
 import psutil
@@ -19,6 +21,8 @@ from codebench.sandbox import SandboxBackend, get_backend
 from codebench.sandbox._docker import LABEL, connect, owner_label
 from codebench.types import GameLimits, Limits, Program
 from puzzles.games import GameRecord, StrategyPlayer, get_game, play
+
+from .test_corpus import source as corpus_source
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
 BUDGETS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
@@ -192,6 +196,22 @@ def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_st
         assert '"stones"' not in kept["stdout"] and "cardnim|L2" not in kept["stdout"]  # no engine state, no setup seed
 
 
+def test_a_player_signals_nothing_outside(sandbox: SandboxBackend) -> None:
+    """A game's player is the supervisor's child too: at its first move it tries every signal the corpus's
+    signal_outside.py tries (the supervisor, the harness, every pid it sees or guesses) and reaches nothing."""
+    harness = (os.getpid(), os.getpgrp(), os.getsid(0), os.getppid())
+    attacks = corpus_source("signal_outside.py").replace("HARNESS = ()", f"HARNESS = {harness}")
+    program = attacks + strategy("reached = attacks()\n        if reached:\n            raise PermissionError('; '.join(reached))")
+    received: list[int] = []
+    previous = signal.signal(signal.SIGCONT, lambda number, frame: received.append(number))
+    try:
+        record = against_reference(sandbox, program)
+    finally:
+        signal.signal(signal.SIGCONT, previous)
+    assert record.statuses == ("legal", "legal") and record.failed is None, (record.details, record.kept[0])
+    assert received == []
+
+
 OUTLIVE = strategy("import os, time\n        if os.fork() == 0:\n            os.setsid()\n            time.sleep(1000)")
 
 
@@ -211,3 +231,4 @@ def test_nothing_a_player_starts_outlives_its_game_or_the_sandbox(sandbox: Sandb
         assert client.containers.list(all=True, filters={"label": [f"{LABEL}.role", f"{LABEL}.owner={owner_label()}"]}) == []
     finally:
         client.close()
+
