@@ -19,10 +19,11 @@ import hashlib
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
+import httpx2
 import openai
 
 from ..errors import ModelError
@@ -39,6 +40,7 @@ REFUSALS = (400, 422, 501)  # what a server that cannot stream answers `stream: 
 ABOUT_STREAMING = re.compile(r"\bstream", re.IGNORECASE)  # stream, streaming, stream_options; not "upstream error"
 EVENT_STREAM, JSON_BODY = "text/event-stream", "application/json"
 REPLY_KEPT = 4 << 20  # characters of a reply's text, and of its reasoning, kept; a longer one is cut (its digest kept)
+MAX_BODY_BYTES = 256 << 20  # a response body read no further: ~1M streamed tokens, 60 times a kept reply sent plainly
 MAX_TOKENS = 10**9  # a usage count at or past this (no context holds a billion tokens) is no count at all
 SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -59,7 +61,8 @@ class ModelClient:
         self._slots = asyncio.Semaphore(max_connections)
         idle = patience.idle_timeout  # httpx's read timeout: the longest wait for any byte
         self._client = openai.AsyncOpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0,
-                                          timeout=openai.Timeout(idle, connect=min(CONNECT_TIMEOUT_S, idle)))
+                                          timeout=openai.Timeout(idle, connect=min(CONNECT_TIMEOUT_S, idle)),
+                                          http_client=openai.DefaultAsyncHttpxClient(transport=_BoundedTransport()))
 
     @property
     def base_url(self) -> str:
@@ -104,6 +107,8 @@ class ModelClient:
                     if last:
                         return reply.failed(f"the server sent an error: {_said(exc.message)}{_after(attempt)}")
                     delay = _delay(attempt, None)
+                except _TooLarge as exc:
+                    return reply.failed(f"malformed response: {exc}")
                 except (ValueError, TypeError, RecursionError) as exc:  # a body or an event the SDK cannot decode, or
                     # one nested deeper than the JSON parser goes (RecursionError): this sample's malformed reply
                     return reply.failed(f"malformed response: {type(exc).__name__}: {_said(exc)}")
@@ -148,6 +153,40 @@ class ModelClient:
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.close()
+
+
+class _TooLarge(openai.OpenAIError):
+    """A response body past MAX_BODY_BYTES (an OpenAIError, so the SDK hands it on as it is, never as a lost connection)."""
+
+
+class _Bounded(httpx2.AsyncByteStream):
+    """A response body read up to MAX_BODY_BYTES: past it, reading stops (a server cannot fill the harness's memory)."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+        self.inner = inner
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        received = 0
+        async for part in self.inner:
+            received += len(part)
+            if received > MAX_BODY_BYTES:
+                raise _TooLarge(f"the body passed {MAX_BODY_BYTES} bytes, read no further")
+            yield part
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _BoundedTransport(httpx2.AsyncHTTPTransport):
+    """The SDK's transport (its connection limits), every response body bounded."""
+
+    def __init__(self) -> None:
+        super().__init__(limits=openai.DEFAULT_CONNECTION_LIMITS)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await super().handle_async_request(request)
+        response.stream = _Bounded(response.stream)  # type: ignore[arg-type]  (an async transport: an async stream)
+        return response
 
 
 class _Reply:

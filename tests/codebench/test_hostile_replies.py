@@ -200,3 +200,12 @@ def test_a_fatal_server_error_is_one_harmless_error_line_naming_the_entry(url: s
     assert code != 0 and err.count("error:") == 1, err
     no_control(err, "the error line")
     assert "\\x1b" in err and "model 'entry'" in err and ("ENTRY_KEY" in err or scenario == "fatal_404"), err
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["streamed", "plain"])
+def test_a_body_past_the_bound_is_read_no_further(url: str, plain: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("codebench.model.client.MAX_BODY_BYTES", 1 << 20)  # the huge reply's body is over 10 MiB
+    completion = ask(url, "huge" + ("-plain" if plain else ""))
+    sane(completion)
+    assert completion.error is not None and "the body passed 1048576 bytes, read no further" in completion.error
+    assert ask(url, "surrogate" + ("-plain" if plain else "")).error is None  # a body within it is read whole
