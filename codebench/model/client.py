@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import random
 import re
 import time
@@ -23,7 +24,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
-import httpx2
 import openai
 
 from ..errors import ModelError
@@ -43,6 +43,8 @@ REPLY_KEPT = 4 << 20  # characters of a reply's text, and of its reasoning, kept
 MAX_BODY_BYTES = 256 << 20  # a response body read no further: ~1M streamed tokens, 60 times a kept reply sent plainly
 MAX_TOKENS = 10**9  # a usage count at or past this (no context holds a billion tokens) is no count at all
 SURROGATES = re.compile("[\ud800-\udfff]")
+# The HTTP library the SDK is built on (httpx; httpx2 from openai 3): its own transport is the one wrapped.
+_http: Any = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0])
 
 
 class ModelClient:
@@ -159,10 +161,10 @@ class _TooLarge(openai.OpenAIError):
     """A response body past MAX_BODY_BYTES (an OpenAIError, so the SDK hands it on as it is, never as a lost connection)."""
 
 
-class _Bounded(httpx2.AsyncByteStream):
+class _Bounded(_http.AsyncByteStream):  # type: ignore[misc]  (the SDK's HTTP library, found at import)
     """A response body read up to MAX_BODY_BYTES: past it, reading stops (a server cannot fill the harness's memory)."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+    def __init__(self, inner: Any) -> None:
         self.inner = inner
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -177,15 +179,15 @@ class _Bounded(httpx2.AsyncByteStream):
         await self.inner.aclose()
 
 
-class _BoundedTransport(httpx2.AsyncHTTPTransport):
+class _BoundedTransport(_http.AsyncHTTPTransport):  # type: ignore[misc]
     """The SDK's transport (its connection limits), every response body bounded."""
 
     def __init__(self) -> None:
         super().__init__(limits=openai.DEFAULT_CONNECTION_LIMITS)
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+    async def handle_async_request(self, request: Any) -> Any:
         response = await super().handle_async_request(request)
-        response.stream = _Bounded(response.stream)  # type: ignore[arg-type]  (an async transport: an async stream)
+        response.stream = _Bounded(response.stream)
         return response
 
 
