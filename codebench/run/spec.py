@@ -8,6 +8,7 @@ read), pydantic (when options are checked), the shared types, modes and the back
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -169,13 +170,20 @@ class RunSpec:
 
     def _check_choices(self) -> None:
         name = self.origin.name
+        outside = sorted(set(self.levels) - set(puzzles.LEVELS))
+        if outside or not self.levels:
+            raise ConfigError(f"{name('levels')}: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
         for puzzle, given in self.params.items():
-            presentation = _found(puzzles.get_puzzle, puzzle, f"{name('params')} {puzzle}").presentation_params
+            found = _found(puzzles.get_puzzle, puzzle, f"{name('params')} {puzzle}")
             for key in given:
-                if key not in presentation:
-                    allowed = ", ".join(sorted(presentation)) or "none"
+                if key not in found.presentation_params:
+                    allowed = ", ".join(sorted(found.presentation_params)) or "none"
                     raise ConfigError(f"{name('params')} {puzzle}.{key}: a run sets presentation parameters only ({puzzle}: "
                                       f"{allowed}); complexity comes from {name('levels')}")
+            try:  # the values' types, as generating an instance would check them
+                found.params_for_level(min(self.levels), random.Random(0), given)
+            except puzzles.PuzzleError as exc:
+                raise ConfigError(f"{name('params')} {puzzle}: {exc}") from None
         if self.backend not in BACKENDS:
             raise ConfigError(f"{name('backend')} {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         if self.executor not in EXECUTORS:
@@ -184,9 +192,6 @@ class RunSpec:
             raise ConfigError(f"{name('ray_address')} needs {flag('executor')} ray")
         for puzzle in self.puzzles:
             _found(puzzles.get_puzzle, puzzle, name("puzzles"))
-        outside = sorted(set(self.levels) - set(puzzles.LEVELS))
-        if outside or not self.levels:
-            raise ConfigError(f"{name('levels')}: {outside or 'none'} outside the levels {min(puzzles.LEVELS)}-{max(puzzles.LEVELS)}")
 
     def _check_budgets(self, labels: list[str]) -> None:
         name = self.origin.name

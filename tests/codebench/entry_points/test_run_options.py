@@ -178,6 +178,8 @@ def test_every_price_field_of_the_wrong_type_names_the_model(tmp_path: Path, cap
      "CODEBENCH_NO_SUCH_VARIABLE is not set"),
     ("models: [{name: m, request: {seed: 3}}]\n", "models entry 1 (m) in {config}: request: 'seed' is set by codebench"),
     ("model: m\nrequest: {seed: 3}\n", "request (in {config}): 'seed' is set by codebench"),
+    ("model: m\npuzzles: [rubik]\nparams: {rubik: {reveal_scramble: 1}}\n",
+     "params (in {config}) rubik: parameter reveal_scramble=1: expected true or false"),
 ])
 def test_config_values_are_named_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str) -> None:
     err = _config_refused(capsys, tmp_path, text + f"out: {tmp_path / 'out'}\n", message)
@@ -195,6 +197,8 @@ def test_config_values_are_named_as_written(tmp_path: Path, capsys: pytest.Captu
     (["--backend", "dokcer"], "--backend 'dokcer': choose one of docker, local, unsafe-local"),
     (["--preset", "nope"], "--preset 'nope' is unknown: choose one of openai"),
     (["--price", "x=1/2"], "--price x: no model of this run is called that (models: m)"),
+    (["--puzzles", "rubik", "--param", "rubik.reveal_scramble=maybe"],
+     "--param rubik: parameter reveal_scramble='maybe': expected true or false"),
 ])
 def test_flags_are_named_as_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     err = _refused_both_ways(capsys, tmp_path, "--model", "m", *argv, contains=message)
