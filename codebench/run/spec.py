@@ -19,6 +19,7 @@ import puzzles
 from ..analysis.usage import Price
 from ..errors import ConfigError, InputError
 from ..model.presets import Endpoint, Patience, resolve_endpoint
+from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import FOLDER, check_outputs, read_text
 from ..sandbox import BACKENDS, EXECUTORS
@@ -40,7 +41,7 @@ ALL = "all"  # --puzzles all, --games all
 
 def flag(key: str) -> str:
     """The command-line flag of the run option `key`."""
-    return FLAGS.get(key, "--" + key.replace("_", "-"))
+    return FLAGS.get(key) or endpoint_flag(key)
 
 
 @dataclass(frozen=True)
@@ -60,15 +61,15 @@ class Origin:
         named = f" ({label})" if label else ""
         return f"models entry {index + 1}{named}" + (f" in {self.config}" if self.config else "")
 
-    def model_names(self, index: int, model: ModelSpec, run: Callable[[str], str]) -> Callable[[str], str]:
-        """How to name the endpoint options of the run's `index`-th model: its entry's own fields where it sets
-        them, else the run's options (`run`)."""
+    def model_names(self, index: int, model: ModelSpec) -> Callable[[str], str]:
+        """How to name the endpoint options of the run's `index`-th model: its `models:` entry's own fields where it
+        sets them, else the run's options."""
         if "models" not in self.in_config:
-            return lambda key: f"{flag('model')} {model.label}" if key == "model" else run(key)
+            return lambda key: f"{flag('model')} {model.label}" if key == "model" else self.name(key)
         entry = self.entry(index, model.label)
-        own = {"model": True, "api_key_env": model.api_key_env is not None or model.has_own_endpoint, "preset": model.has_own_endpoint,
-               "base_url": model.has_own_endpoint}
-        return lambda key: f"{entry}: {'name' if key == 'model' else key}" if own.get(key) else run(key)
+        own = {"model": True, "api_key_env": model.api_key_env is not None or model.has_own_endpoint,
+               "preset": model.has_own_endpoint, "base_url": model.has_own_endpoint}
+        return lambda key: f"{entry}: {'name' if key == 'model' else key}" if own.get(key) else self.name(key)
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,7 @@ class RunSpec:
             ModelConfigError: options that cannot work, named as the user gave them (the flag, or the `models:` entry).
         """
         return {model.label: resolve_endpoint(model.name, *self.endpoint_options(model), request=model.request,
-                                              name=self.origin.model_names(index, model, self.origin.name))
+                                              name=self.origin.model_names(index, model))
                 for index, model in enumerate(self.model_specs)}
 
     def patience(self, model: ModelSpec) -> Patience:
