@@ -237,10 +237,10 @@ class RunSpec:
         from puzzles.games import get_game
 
         code, instruction, games = "code" in self.modes, "instruction" in self.modes, bool(self.games)
-        add_code, add_instruction = f"add {flag('mode')} code or both", f"add {flag('mode')} instruction or both"
-        add_games = f"add {flag('games')}"
+        add_code, add_instruction = f": add {flag('mode')} code or both", f": add {flag('mode')} instruction or both"
+        add_games = f": add {flag('games')}"
         alone = [game for game in self.games if get_game(game).players == 1]
-        rules = {  # option: (whether it applies, to what, what to add when it does not)
+        rules = {  # option: (whether it applies, to what, why not or what to add when it does not)
             "format_retries": (instruction, "instruction mode", add_instruction),
             "history": (games and instruction, "instruction-mode games", add_instruction if games else add_games),
             "legal_hint": (games and instruction, "instruction-mode games", add_instruction if games else add_games),
@@ -248,16 +248,15 @@ class RunSpec:
             "move_cpu": (games and code, "code-mode games", add_code if games else add_games),
             "game_secret_file": (games, "games", add_games),
             "opponents": (len(alone) < len(self.games), "two-player games",
-                          f"({', '.join(alone)} {'is' if len(alone) == 1 else 'are'} played alone)" if games else add_games),
-            "cpu": (code and bool(self.puzzles), "code mode's puzzles", f"add {flag('puzzles')}" if code else add_code),
+                          f" ({', '.join(alone)} {'is' if len(alone) == 1 else 'are'} played alone)" if games else add_games),
+            "cpu": (code and bool(self.puzzles), "code mode's puzzles", f": add {flag('puzzles')}" if code else add_code),
             **{key: (code, "code mode", add_code) for key in ("memory", "workers", "backend", "executor")},
             **{key: (not all(m.has_own_endpoint for m in self.model_specs), "models without an endpoint of their own",
-                     "and every models entry names its own") for key in ("base_url", "api_key_env", "preset")},
+                     ", and every models entry names its own") for key in ("base_url", "api_key_env", "preset")},
         }
         for key, (applies, scope, remedy) in rules.items():
             if key in self.origin.given and not applies:
-                separator = " " if remedy.startswith("(") else ", " if remedy.startswith("and") else ": "
-                raise ConfigError(f"{self.origin.name(key)} applies only to {scope}{separator}{remedy}")
+                raise ConfigError(f"{self.origin.name(key)} applies only to {scope}{remedy}")
         for puzzle, given in self.params.items():
             if puzzle not in self.puzzles:
                 raise ConfigError(f"{self.origin.name('params')} {puzzle}.{next(iter(given), '')}: {puzzle} is not among this "
