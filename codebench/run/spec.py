@@ -158,6 +158,13 @@ class RunSpec:
             raise ConfigError(f"give at least one {flag('model')} (or a models: list in the config file)")
         object.__setattr__(self, "models", tuple(self._with_request(index, ModelSpec(m) if isinstance(m, str) else m)
                                                  for index, m in enumerate(self.models)))
+        for index, model in enumerate(self.model_specs):
+            for field_name, text in (("name", model.name), ("label", model.label)):
+                if not text.isprintable():  # a newline, an escape or a bidi override would forge or garble every line
+                    where = f"{self.origin.entry(index, None)}: {field_name}" if "models" in self.origin.in_config \
+                        else flag("model")
+                    raise ConfigError(f"{where} {text!r} holds a control character: give the name its server serves "
+                                      "(and a label that prints)")
         labels = [model.label for model in self.model_specs]
         twice = sorted({label for label in labels if labels.count(label) > 1})
         if twice:

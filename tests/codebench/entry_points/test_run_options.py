@@ -178,6 +178,8 @@ def test_every_price_field_of_the_wrong_type_names_the_model(tmp_path: Path, cap
      "CODEBENCH_NO_SUCH_VARIABLE is not set"),
     ("models: [{name: m, request: {seed: 3}}]\n", "models entry 1 (m) in {config}: request: 'seed' is set by codebench"),
     ("model: m\nrequest: {seed: 3}\n", "request (in {config}): 'seed' is set by codebench"),
+    ("models: [{name: \"a\\nerror: fake\"}]\n", "models entry 1 in {config}: name 'a\\nerror: fake' holds a control character"),
+    ("models: [{name: m, label: \"\\e[2Jx\"}]\n", "models entry 1 in {config}: label '\\x1b[2Jx' holds a control character"),
     ("model: m\npuzzles: [rubik]\nparams: {rubik: {reveal_scramble: 1}}\n",
      "params (in {config}) rubik: parameter reveal_scramble=1: expected true or false"),
 ])
@@ -197,6 +199,7 @@ def test_config_values_are_named_as_written(tmp_path: Path, capsys: pytest.Captu
     (["--backend", "dokcer"], "--backend 'dokcer': choose one of docker, local, unsafe-local"),
     (["--preset", "nope"], "--preset 'nope' is unknown: choose one of openai"),
     (["--price", "x=1/2"], "--price x: no model of this run is called that (models: m)"),
+    (["--model", "a\u202eb"], "--model 'a\\u202eb' holds a control character"),
     (["--puzzles", "rubik", "--param", "rubik.reveal_scramble=maybe"],
      "--param rubik: parameter reveal_scramble='maybe': expected true or false"),
 ])
