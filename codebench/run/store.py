@@ -14,6 +14,7 @@ and column) and return text made `harmless`, once, here, so that no report forma
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -679,43 +680,46 @@ COPY_ATTEMPTS = 10  # copies of a store a writer keeps folding its log into befo
 def _open_for_reading(path: Path) -> sqlite3.Connection:
     """A connection that reads `path` and creates no file beside it (and so works on a read-only mount).
 
-    Without a -wal file SQLite needs none: the file is opened immutable (no lock, no -shm index). With one (a run
-    writing, or a run stopped or copied before its log was folded in), reading in place would create the -shm index
-    beside it, or fail where it cannot: the file and its log are copied into a private folder, folded into one file
-    there and opened immutable, and the folder removed at once (an open file stays readable until it is closed).
+    Without a -wal file SQLite needs none: the file is opened immutable (no lock, no -shm index). With a -wal and its
+    -shm index, both writable, a run may be writing: a read-only connection in place follows SQLite's locks and
+    creates nothing. With a -wal alone (a run copied, or stopped, without its index) or where the index cannot be
+    written, reading in place would create the index or fail: no writer can be live then (a writer keeps its index),
+    so the file and its log are copied into a private folder, folded into one file there and opened immutable, and
+    the folder removed at once (an open file stays readable until it is closed).
 
     Raises:
         StoreError: a writer kept changing the file while it was copied.
         OSError, sqlite3.Error: the file, its log or the private folder cannot be read or written.
     """
-    log = path.with_name(path.name + "-wal")
+    log, index = (path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))
     for _ in range(COPY_ATTEMPTS):
         if not log.exists():
-            return _immutable(path)
+            return _connect(path, "ro&immutable=1")
+        if index.exists() and os.access(index, os.W_OK) and os.access(path.parent, os.W_OK):
+            return _connect(path, "ro")
         with tempfile.TemporaryDirectory(prefix="codebench-read-") as folder:
             copy = Path(folder) / path.name
             stamp = _stamp(path)
             try:
                 shutil.copyfile(path, copy)
                 shutil.copyfile(log, copy.with_name(copy.name + "-wal"))
-            except FileNotFoundError:  # the writer closed, folding its log in: read the file alone
+            except FileNotFoundError:  # a writer closed, folding its log in: read the file alone
                 continue
-            if _stamp(path) != stamp:  # the writer folded its log in while the copies were made: they may not match
+            if _stamp(path) != stamp:  # a writer started and folded its log in meanwhile: the copies may not match
                 continue
             folding = sqlite3.connect(copy, isolation_level=None)
             try:
                 folding.execute("PRAGMA journal_mode=DELETE")  # the log's commits into the copy, the log removed
             finally:
                 folding.close()
-            db = _immutable(copy)
+            db = _connect(copy, "ro&immutable=1")
             _version(db, path)  # read before its folder goes
             return db
     raise StoreError(f"{path} kept changing while it was copied to be read (a run is writing it): try again")
 
 
-def _immutable(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False,
-                           isolation_level=None)
+def _connect(path: Path, mode: str) -> sqlite3.Connection:
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode={mode}", uri=True, check_same_thread=False, isolation_level=None)
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
