@@ -51,6 +51,15 @@ def test_a_pipe_given_as_an_output_is_written_and_stays_a_pipe(capsys: pytest.Ca
     assert fifo.is_fifo() and received and received[0].startswith(b"\x89PNG")
 
 
+def test_a_link_to_a_device_is_written_through_and_stays_a_link(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """As /dev/stdout is a link to the terminal or a pipe: written directly, never replaced by a regular file."""
+    link = tmp_path / "sink.png"
+    link.symlink_to("/dev/null")
+    code, _, err = run_cli(capsys, "puzzles", "play", "sudokill", "--seed", "7", "--png", str(link), "-o", str(tmp_path / "g.json"))
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == "/dev/null" and Path("/dev/null").is_char_device()
+
+
 def test_the_temporary_name_is_created_exclusively_past_a_planted_link_and_pipe(capsys: pytest.CaptureFixture[str],
                                                                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The names drawn are made to be taken already: a link to an outside file, then a pipe nobody reads (opening it

@@ -27,8 +27,7 @@ def test_ctrl_c_on_a_long_generate_exits_130_with_whole_lines(tmp_path: Path, to
                                        stdout=subprocess.DEVNULL if to_file else stdout, text=True,
                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
             started = time.monotonic()  # after the first record (start-up is slow on a loaded machine), at a random moment
-            growing = output.with_name(f".{output.name}.partial") if to_file else output  # -o writes beside, then renames
-            while (not growing.exists() or not growing.stat().st_size) and time.monotonic() - started < 60:
+            while not _written(output, to_file) and time.monotonic() - started < 60:
                 time.sleep(0.02)
             time.sleep(rng.uniform(0.0, 1.5))
             process.send_signal(signal.SIGINT)
@@ -37,6 +36,15 @@ def test_ctrl_c_on_a_long_generate_exits_130_with_whole_lines(tmp_path: Path, to
         assert process.returncode == 130 and "Traceback" not in err, err
         assert data and data.endswith("\n") and all(json.loads(line)["puzzle"] == "sudoku" for line in data.splitlines())
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no partial file left
+
+
+def _written(output: Path, to_file: bool) -> int:
+    """Bytes written so far: -o writes beside the file under a new random name (.NAME.*.partial), then renames."""
+    growing = output.parent.glob(f".{output.name}.*.partial") if to_file else [output]
+    try:
+        return sum(path.stat().st_size for path in growing)
+    except FileNotFoundError:  # renamed, or not made yet
+        return 0
 
 
 def test_sigterm_on_a_long_generate_exits_143_with_whole_lines(tmp_path: Path) -> None:
