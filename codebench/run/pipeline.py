@@ -267,12 +267,27 @@ class _Gated:
             if reached:
                 raise BudgetReached(reached)
             completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
-            usage = SampleUsage(self.model, "", "", completion.prompt_tokens or 0, completion.completion_tokens or 0,
-                                completion.reasoning_tokens or 0)
+            usage = SampleUsage(self.model, "", "", *_counted(messages, completion), completion.reasoning_tokens or 0)
             self.budget.charge(usage)
         if self.spent is not None:
             self.spent.append(usage)
         return completion
+
+
+CHARS_PER_TOKEN = 4  # what a count the server did not give is estimated from: text is rarely denser than this
+
+
+def _counted(messages: list[dict[str, Any]], completion: Completion) -> tuple[int, int]:
+    """A reply's prompt and completion tokens for the budgets: the server's counts, or, where it gave none (or one the
+    client could not believe), an estimate from the characters sent and received, so a server that never counts still
+    reaches --max-tokens-total."""
+    prompt = completion.prompt_tokens
+    if prompt is None:
+        prompt = -(-sum(len(str(message.get("content", ""))) for message in messages) // CHARS_PER_TOKEN)
+    answer = completion.completion_tokens
+    if answer is None:
+        answer = -(-(len(completion.text) + len(completion.reasoning or "")) // CHARS_PER_TOKEN)
+    return prompt, answer
 
 
 @dataclass(frozen=True)

@@ -209,3 +209,15 @@ def test_a_body_past_the_bound_is_read_no_further(url: str, plain: bool, monkeyp
     sane(completion)
     assert completion.error is not None and "the body passed 1048576 bytes, read no further" in completion.error
     assert ask(url, "surrogate" + ("-plain" if plain else "")).error is None  # a body within it is read whole
+
+
+@pytest.mark.parametrize("scenario", ["tokens_negative", "tokens_huge", "tokens_odd"])
+def test_a_server_whose_counts_cannot_be_believed_still_reaches_the_token_budget(url: str, scenario: str, tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Its replies are charged an estimate from their characters: counted as 0, a run never stopped at its budget."""
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({"models": [{"name": scenario, "base_url": url}]}))
+    code, out, err = run_cli(capsys, "run", "--config", str(config), "--mode", "instruction", "--puzzles", "hanoi",
+                             "--levels", "1-6", "--instances-per-level", "2", "--samples", "1", "--max-connections", "1",
+                             "--max-tokens-total", "200", "--out", str(tmp_path / "run"))
+    assert code == 4 and "--max-tokens-total 200" in out + err, (code, out[-500:], err[-500:])
