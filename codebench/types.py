@@ -449,3 +449,12 @@ def harmless(text: str) -> str:
     written as a visible escape (\\x1b, \\u202e, \\ud800): a program's strings can then neither drive a terminal,
     nor reorder what a reader sees, nor make an XML file invalid. Tabs and newlines stay."""
     return _UNSAFE.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+_BREAKS = re.compile("[\n\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` harmless and on one line (its line breaks written as escapes): what an `error:` line quotes (a path, a
+    label, a server's message) can then not forge a second line."""
+    return _BREAKS.sub(lambda match: repr(match.group())[1:-1], harmless(text))

@@ -16,7 +16,7 @@ from rich.text import Text
 from puzzles import PuzzleError
 
 from ..errors import EXIT_USAGE, CodebenchError
-from ..types import harmless
+from ..types import one_line
 from . import _interrupt
 from ._check import check
 from ._games import play
@@ -68,6 +68,7 @@ def _usage_line(exc: typer.TyperException) -> str:
 
 
 def _fail(message: str, code: int) -> None:
-    """The one `error:` line; its text made harmless here, whatever it quotes (a server's message, a path, a name)."""
-    Console(stderr=True, soft_wrap=True).print(Text.assemble(("error:", "bold red"), " ", harmless(message)), highlight=False)
+    """The one `error:` line; its text made harmless and one line here, whatever it quotes (a server's message, a path, a
+    name)."""
+    Console(stderr=True, soft_wrap=True).print(Text.assemble(("error:", "bold red"), " ", one_line(message)), highlight=False)
     sys.exit(code)

@@ -22,3 +22,12 @@ def test_a_run_directory_named_with_escape_sequences_is_named_harmlessly(command
     argv = [command, str(folder)] + ([str(tmp_path / "other")] if command == "compare" else [])
     err = refused(capsys, *argv, contains="\\x1b[2J\\x1b]0;owned\\x07", inputs=(tmp_path,))
     assert CONTROL.search(err) is None, err
+
+
+@pytest.mark.parametrize("breaks", ["\n", "\u2028", "\r\n"])
+def test_a_run_directory_named_with_a_line_break_cannot_forge_a_second_error_line(breaks: str, tmp_path: Path,
+                                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / f"run{breaks}error: all is well"
+    folder.mkdir()
+    err = refused(capsys, "report", str(folder), contains="error: all is well", inputs=(tmp_path,))  # and on one line
+    assert "\\n" in err or "\\u2028" in err, err
