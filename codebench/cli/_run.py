@@ -262,9 +262,12 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
                           facts=[fact for store in stores for fact in store.instance_facts()],
                           scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
                                   for store in stores])
+    # the page's samples are read with the rest, before anything is written: a damaged store refuses the report whole
+    details = [detail for store in stores for detail in store.sample_details()] if html is not None else []
     inputs = [store.path for store in stores]
-    left = [f"{option} {path}" for option, path in (("-o", output if fmt else None), ("--plots", plots), ("--html", html))
-            if path is not None]  # what an interrupt leaves unwritten
+    asked = [f"{option} {path}" for option, path in (("-o", output if fmt else None), ("--plots", plots), ("--html", html))
+             if path is not None]
+    left, said = list(asked), []  # what is not written yet; what was, said once all is (an error stays one line)
     try:
         if fmt is not None:
             text = render_report(report, fmt, section, brief=brief)
@@ -273,7 +276,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
             else:
                 with open_output(output, inputs, option="-o") as out:
                     out.write(text)
-                status.print(f"report written: {output}", highlight=False, markup=False)
+                said.append(f"report written: {output}")
                 left.pop(0)
         if plots is not None:
             from ..analysis.plots import write_plots
@@ -283,21 +286,26 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
                 files = write_plots(report, plots)
             except OSError as exc:
                 raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
-            status.print(f"plots written: {len(files)} files in {plots}", highlight=False, markup=False)
+            said.append(f"plots written: {len(files)} files in {plots}")
             left.pop(0)
         if html is not None:
             from ..analysis.html import render_html
             from ..analysis.plots import figure_svgs
 
-            page = render_html(report, [detail for store in stores for detail in store.sample_details()], figure_svgs(report), games)
+            page = render_html(report, details, figure_svgs(report), games)
             with open_output(html, inputs, option="--html") as out:
                 out.write(page)
-            status.print(f"html report written: {html}", highlight=False, markup=False)
+            said.append(f"html report written: {html}")
     except KeyboardInterrupt:
         if not left:
             raise
         with interruptible(f"not written: {', '.join(left)}; no file is left cut short: run the report again"):
             raise
+    except InputError as exc:  # a device that refuses its bytes (/dev/full): known only once written
+        done = asked[: len(asked) - len(left)]
+        raise InputError(f"{exc}; written before it: {', '.join(done)}" if done else str(exc)) from None
+    for line in said:
+        status.print(harmless(line), highlight=False, markup=False)
     return report
 
 

@@ -199,7 +199,8 @@ def test_the_schema_edited_is_the_one_codebench_writes(clean: Path) -> None:
     assert _columns(clean / "run.sqlite") == TABLES
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(changes=st.lists(edits(), min_size=1, max_size=3), section=st.sampled_from(SECTIONS), fmt=st.sampled_from(FORMATS))
 def test_every_reader_of_a_hostile_store_answers_or_says_what_is_damaged(
         clean: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],

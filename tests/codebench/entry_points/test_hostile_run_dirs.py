@@ -95,8 +95,10 @@ def test_a_field_of_the_wrong_type_or_shape_is_one_error_line_naming_the_run_tab
         what: str) -> None:
     edit(run, (f"UPDATE {table} SET {column} = ? WHERE rowid = (SELECT MAX(rowid) FROM {table})", (value,)))
     damaged = f"{run / 'run.sqlite'} is damaged: the {column} of {table} row"
-    err = refused(capsys, "report", str(run), "--html", str(tmp_path / "page.html"), contains=damaged, inputs=(run,))
-    assert what in err
+    outputs = (tmp_path / "report.md", tmp_path / "plots", tmp_path / "page.html")
+    err = refused(capsys, "report", str(run), "-o", str(outputs[0]), "--plots", str(outputs[1]), "--html", str(outputs[2]),
+                  contains=damaged, inputs=(run,))
+    assert what in err and not any(path.exists() for path in outputs)  # refused before anything is written
     assert_harmless(err, "the error line")
     for argv in (("report", str(run), "--format", "json"), ("compare", str(run), "--a", "oracle:code", "--b", "oracle:instruction")):
         code, _, err = run_cli(capsys, *argv)  # each reader checks what it reads: the field, or nothing of it
