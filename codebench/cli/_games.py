@@ -79,7 +79,7 @@ def play(
     if output is not None:
         with open_output(output, option="-o") as out:
             out.write(text + "\n")
-        status.print(f"game record written: {output}", highlight=False, markup=False)
+        status.print(harmless(f"game record written: {output}"), highlight=False, markup=False)
     elif as_json:
         console.print(text, highlight=False, markup=False, soft_wrap=True)
     if output is None and not as_json:
@@ -95,7 +95,7 @@ def _write_png(path: Path, image: bytes) -> None:
     """Write the picture whole (`open_output`: a regular file is renamed over, a device or pipe written directly)."""
     with open_output(path, binary=True, option="--png") as out:
         out.write(image)
-    status.print(f"board picture written: {path}", highlight=False, markup=False)
+    status.print(harmless(f"board picture written: {path}"), highlight=False, markup=False)
 
 
 def show_game(game: Game, level: int | None, seed: int) -> None:
