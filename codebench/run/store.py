@@ -572,7 +572,7 @@ class Store:
         earlier = [record for key, record in self._select("matches", ("key", "record"), "WHERE void = 0 ORDER BY created")
                    if harmless(key) not in played]
         return (shown([*usages, *stored.values()]) + [usage for row in games for usage in match_usage(row.record)]
-                + shown([usage for record in earlier for usage in match_usage(record)]) + self.spent())
+                + shown([usage for record in earlier for usage in match_usage(record)] + self.spent()))
 
     def instance_facts(self) -> list[InstanceFacts]:
         """Every distinct planned instance with its generator's reference metrics and the other seeds that drew it, in plan

@@ -153,3 +153,11 @@ def test_a_plan_asking_for_one_sample_twice_is_one_error_line(run: Path, capsys:
     edit(run, ("INSERT INTO plan_samples SELECT 1000, key, model, mode, puzzle, instance_id, sample FROM plan_samples "
                "WHERE position = 0", ()))
     refused(capsys, "report", str(run), contains="its plan_samples ask for sample 0 of mixed (code) on hanoi twice", inputs=(run,))
+
+
+def test_tokens_spent_outside_stored_replies_under_an_escaped_label_are_shown_as_escapes(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spent = [{"model": f"mixed{ESCAPE}", "mode": "code", "puzzle": "hanoi", "prompt_tokens": 5, "completion_tokens": 7,
+              "reasoning_tokens": 0, "requests": 1}]
+    edit(run, ("INSERT OR REPLACE INTO meta VALUES ('spent', ?)", (json.dumps(spent),)))
+    assert f"mixed{SHOWN}" in answers(capsys, "report", str(run), "--section", "cost")
