@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import secrets
 import stat
 import sys
@@ -109,7 +110,8 @@ def check_outputs(outputs: Iterable[tuple[str, Path | None, str]], inputs: Seque
 
     Refused: two outputs on one path, an output that is one of `inputs`, a directory where a file goes, a file where a
     folder goes, a missing folder for a file (a FOLDER is made if missing), a link to a file or to nowhere (a link to a
-    device or a pipe, such as /dev/stdout, is written through), a place that cannot be written.
+    device or a pipe is written through, and so is /dev/stdout whatever the shell made it), a place that cannot be
+    written.
 
     Raises:
         InputError: the first problem, naming the option and the path as typed and what to give instead.
@@ -131,6 +133,8 @@ def _check_file(path: Path, shown: str, inputs: Sequence[Path]) -> None:
     if any(path.absolute() == source.absolute() or (path.exists() and source.exists() and path.samefile(source))
            for source in inputs):
         raise InputError(f"{shown} is also an input: writing it would destroy what is read; give another file")
+    if names_a_descriptor(path):  # /dev/stdout redirected to a file: the file the shell opened, written at its end
+        return
     if path.is_symlink() and (not path.exists() or path.is_file() or path.is_dir()):
         raise InputError(f"{shown} is a symbolic link to {harmless(os.readlink(path))}: give the file itself, or another name")
     if path.is_dir():
@@ -148,6 +152,22 @@ def _check_file(path: Path, shown: str, inputs: Sequence[Path]) -> None:
         raise InputError(f"{shown}: cannot write into {folder} ({_why_not(folder)}): give another path")
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(f"{shown} is read-only: give another path, or make it writable")
+
+
+_DESCRIPTOR = re.compile(r"/(dev/fd|proc/(self|thread-self|\d+)/fd)/\d+|/dev/std(out|err)")
+
+
+def names_a_descriptor(path: Path) -> bool:
+    """Whether `path` names one of this process's open descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a link to
+    one): what the shell redirected, written directly even when it is a regular file, as every Unix tool does."""
+    hop = str(path.absolute())
+    for _ in range(40):  # the kernel's own bound on links followed
+        if _DESCRIPTOR.fullmatch(hop):
+            return True
+        if not os.path.islink(hop):
+            return False
+        hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+    return False
 
 
 def _check_folder(path: Path, shown: str, inputs: Sequence[Path]) -> None:
@@ -199,7 +219,9 @@ def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool 
     else:
         check_outputs([(option, path, FILE)], inputs)
     mode, encoding = ("wb", None) if binary else ("w", "utf-8")
-    if not replace and path.exists() and not path.is_file():  # /dev/stdout, a pipe: no rename possible
+    if not replace and (names_a_descriptor(path) or path.exists() and not path.is_file()):  # /dev/stdout, a pipe: no rename
+        if names_a_descriptor(path):
+            mode = mode.replace("w", "a")  # appended: a file the shell opened with >> keeps what it held
         try:
             with path.open(mode, encoding=encoding) as handle:
                 yield handle

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +130,18 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@pytest.mark.parametrize("argv", [["puzzles", "generate", "hanoi", "--level", "1"], ["report", str(V1), "--format", "csv"]],
+                         ids=["generate", "report"])
+def test_dev_stdout_redirected_to_a_file_is_written_at_its_end(argv: list[str], tmp_path: Path) -> None:
+    """`-o /dev/stdout > F` writes into F as a shell user expects (a link to a regular file is refused otherwise), and
+    `>> F` keeps what F held."""
+    out = tmp_path / "out.txt"
+    out.write_text("kept\n")
+    with out.open("a") as appended:
+        done = subprocess.run([sys.executable, "-m", "codebench", *argv, "-o", "/dev/stdout"], stdout=appended,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.startswith("kept\n") and len(text) > 100, text[:200]
