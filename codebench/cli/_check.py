@@ -13,7 +13,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -26,6 +25,7 @@ from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, EXECUTORS, open_sandbox
 from ..types import Status
 from ._interrupt import interruptible
+from ._text import shown
 
 console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
@@ -112,7 +112,7 @@ def _report(puzzle: str, results: list[CheckResult], expected: dict[str, str] | 
     for result in results:
         if result.outcome.status != Status.LEGAL:
             mark = "[red]regression[/] " if result in worse else ""
-            console.print(f"{mark}{escape(result.record_id)}: {result.outcome.status} {escape(result.outcome.detail)}",
+            console.print(f"{mark}{shown(result.record_id)}: {result.outcome.status} {shown(result.outcome.detail)}",
                           highlight=False)
     legal = sum(r.outcome.status == Status.LEGAL for r in results)
     console.print(f"{legal} passed, {len(results) - legal} failed" + (f", {len(worse)} regressions" if expected is not None else ""),

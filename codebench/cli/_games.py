@@ -11,7 +11,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from puzzles.games import GAMES, Game, GameRecord, Setup, StrategyPlayer, get_game
 
@@ -23,6 +22,7 @@ from ..run.spec import player_limits
 from ..sandbox import BACKENDS, open_sandbox
 from ..types import Program, Status, harmless
 from ._interrupt import interruptible
+from ._text import shown
 
 console = Console(soft_wrap=True)  # a record line or a board row never wraps
 status = Console(stderr=True, soft_wrap=True)
@@ -106,7 +106,7 @@ def show_game(game: Game, level: int | None, seed: int) -> None:
 
 
 def _print_setup(game: Game, setup: Setup) -> None:
-    console.print(f"[bold]{escape(setup.id)}[/]  {game.title}  params {escape(json.dumps(setup.params))}", highlight=False)
+    console.print(f"[bold]{shown(setup.id)}[/]  {game.title}  params {shown(json.dumps(setup.params))}", highlight=False)
     console.print(f"complexity {json.dumps(setup.meta.get('complexity'))}", highlight=False, markup=False)
     known = {key: value for key, value in setup.meta.items() if key not in ("version", "complexity")}
     if known:  # the absolute references: a proven optimum or bound, the clairvoyant score, the game's value

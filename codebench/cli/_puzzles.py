@@ -8,7 +8,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from puzzles import (
@@ -34,6 +33,7 @@ from ..selftest import SelftestRow, run_selftest
 from ._games import show_game
 from ._interrupt import Stopping
 from ._params import parse_params
+from ._text import shown
 
 puzzles_app = typer.Typer(help="Generate, solve, validate and inspect puzzle instances.", no_args_is_help=True)
 console = Console()
@@ -156,7 +156,7 @@ def validate(
             console.print(json.dumps({"id": record["id"], **verdict.to_json()}), soft_wrap=True, highlight=False, markup=False)
         elif not verdict.ok:
             first = verdict.issues[0]
-            console.print(f"[red]✘[/] {escape(record['id'])}: {first.code} — {escape(first.message)}"
+            console.print(f"[red]✘[/] {shown(record['id'])}: {first.code} — {shown(first.message)}"
                           + (f" (+{len(verdict.issues) - 1} more)" if len(verdict.issues) > 1 else ""), highlight=False)
     if not as_json:
         console.print(f"{total - failures} valid, {failures} invalid", highlight=False)
@@ -198,7 +198,7 @@ def show(
     if level is None and not param:
         raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
     record = puzzle.generate(level, seed, params=parse_params(param) if param else None)
-    console.print(f"[bold]{escape(record.id)}[/]  {puzzle.title}  params {escape(json.dumps(record.params))}", highlight=False)
+    console.print(f"[bold]{shown(record.id)}[/]  {puzzle.title}  params {shown(json.dumps(record.params))}", highlight=False)
     console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False, markup=False)
     console.print(puzzle.render(record.instance), highlight=False, markup=False)
 
@@ -236,7 +236,7 @@ def selftest(
                       f"[green]{passed}/{len(rows)}[/]" if passed == len(rows) else f"[red]{passed}/{len(rows)}[/]")
     console.print(table)
     for row in failed:
-        console.print(f"[red]✘[/] {escape(row.record_id)}: {escape(row.verdict.issues[0].message)}", highlight=False)
+        console.print(f"[red]✘[/] {shown(row.record_id)}: {shown(row.verdict.issues[0].message)}", highlight=False)
     total = sum(len(rows) for rows in groups.values())
     console.print(f"{total - len(failed)} passed, {len(failed)} failed", highlight=False)
     raise typer.Exit(1 if failed else 0)

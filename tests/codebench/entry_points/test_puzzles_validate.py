@@ -89,3 +89,14 @@ def test_a_lone_surrogate_is_an_answer_that_fails(records: Path, capsys: pytest.
     code, out, _ = run_cli(capsys, "puzzles", "validate", str(records), "--answers", str(answers), "--json")
     verdicts = [json.loads(line) for line in out.splitlines()]
     assert code == 1 and verdicts[0]["issues"][0]["code"] == "malformed" and len(verdicts) == 3
+
+
+def test_a_record_id_with_escape_sequences_is_shown_escaped(records: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A shared records file names its record with a clear-screen, a retitle and a bidi override: they are shown as escapes."""
+    record = json.loads(records.read_text().splitlines()[0])
+    record["id"] = "x\x1b[2J\x1b]0;owned\x07\u202e"
+    hostile = records.parent / "hostile.jsonl"
+    hostile.write_text(json.dumps(record) + "\n")
+    code, out, err = run_cli(capsys, "puzzles", "validate", str(hostile))
+    assert code == 1, err  # it has no answer
+    assert "\x1b" not in out + err and "\u202e" not in out + err and "x\\x1b[2J" in out, out
