@@ -373,5 +373,6 @@ def test_bad_timeout_options_exit_2_with_one_error_line(argv: tuple[str, ...], c
     model: tuple[str, ...] = () if "models" in config else ("--model", "m")
     code, out, err = run_cli(capsys, "run", "--dry-run", "--base-url", "http://127.0.0.1:9/v1", "--config",
                              str(tmp_path / "run.yaml"), "--out", str(tmp_path / "run"), *model, *argv)
-    assert code == 2 and out == "" and err.startswith(f"error: {wrong.format(config=tmp_path / 'run.yaml')}") and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"error: {wrong.format(config=tmp_path / 'run.yaml')}"), err
 
