@@ -206,7 +206,7 @@ KEPT = {"completion_tokens?": maybe(count), "turns?": maybe([{"replies": [REPLY]
 MOVE = {"player": count, "move?": anything, "move_head?": text, "move_chars?": count, "move_sha256?": text, "ok?": flag,
         "issue?": maybe({"code?": maybe(text), "message?": maybe(text)}), "status?": text, "detail?": maybe(text),
         "cpu_s?": maybe(number), "wall_s?": maybe(number)}
-RECORD = {"id?": maybe(text), "outcome": {"scores": [number], "results": [text]}, "statuses": [status], "seats": [text],
+RECORD = {"id?": maybe(text), "outcome": {"scores": [number], "results": maybe([text])}, "statuses": [status], "seats": [text],
           "details?": [text], "kept": [KEPT], "moves": [MOVE], "usage?": [maybe(USAGE)], "higher_is_better?": flag,
           "reference?": maybe(number)}
 ISSUE = {"code": text, "message?": maybe(text), "step?": maybe(integer)}

@@ -455,8 +455,9 @@ class Store:
                 for planned in plan.matches if planned.key in records]
         for row in rows:
             record = row.record
+            results = record["outcome"]["results"]  # None: a game of one player, scored only
             seats = {len(row.players), *map(len, (record["statuses"], record["seats"], record.get("details", row.players),
-                                                  record["outcome"]["scores"], record["outcome"]["results"]))}
+                                                  record["outcome"]["scores"], row.players if results is None else results))}
             if len(seats) > 1 or any(move["player"] >= len(row.players) for move in record["moves"]):
                 raise self._damaged(f"the record of matches row {row.key!r} does not have a seat for each of its "
                                     f"{len(row.players)} players")

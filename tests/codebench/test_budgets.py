@@ -87,7 +87,7 @@ def test_a_cost_budget_counts_dollars_at_the_given_price(tmp_path: Path, capsys:
     (["--price", "other=1/2"], "--price other: no model of this run is called that"),
     (["--price", "mixed=1"], "--price 'mixed=1'"),
     (["--price", "mixed=-1/2"], "--price 'mixed=-1/2'"),
-    (["--max-tokens-total", "0"], "max_tokens_total"),
+    (["--max-tokens-total", "0"], "--max-tokens-total 0: give a whole number at least 1"),
 ])
 def test_bad_prices_and_budgets_are_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
                                                    message: str) -> None:
