@@ -49,10 +49,11 @@ def play_games(store: Store, spec: RunSpec, source: str, sandbox: Callable[[], S
 
     async def games() -> None:
         with sandbox() if sandbox is not None else get_backend(spec.backend, spec.limits, workers=2) as backend:
-            table = Table(store, {}, backend, spec.game_limits, "", 4, lambda cached, void, usage=(): found.append(cached))
+            table = Table(store, {}, backend, spec.game_limits, "", 4, lambda cached, void: found.append(cached),
+                          on_held=lambda: pytest.fail("a game without a model seat was held"))
             for job in plan.strategies:
                 reading = Reading(None, "", Program(program_key(source), source, "Strategy"))
-                table.program(Sample(job.key, job.model, URL, "code", job.game, job.sample, None, job.prompt.text,
+                table.program(job.key, Sample(job.key, job.model, URL, "code", job.game, job.sample, None, job.prompt.text,
                                      job.sampling, Completion(source, "stop", False, 1, 1, 0.0, None, None), reading))
             await table.play_all(plan.matches)
 
