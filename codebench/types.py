@@ -373,6 +373,7 @@ class SampleUsage:
     completion_tokens: int  # reasoning tokens included, as OpenAI-compatible servers count them
     reasoning_tokens: int
     requests: int = 1  # the requests they add up: format retries included; a game seat's every reply
+    uncounted: int = 0  # of those, the ones whose server gave no token count (or none the client believed): 0 in the sums
 
     @classmethod
     def of_seat(cls, model: str, game: str, kept: dict[str, Any]) -> SampleUsage:
@@ -380,7 +381,8 @@ class SampleUsage:
         replies = [reply for turn in kept.get("turns", []) for reply in turn.get("replies", [])]
         prompt, completion, reasoning = (sum(reply.get(count) or 0 for reply in replies)
                                          for count in ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
-        return cls(model, "instruction", game, prompt, completion, reasoning, len(replies))
+        uncounted = sum(reply.get("prompt_tokens") is None or reply.get("completion_tokens") is None for reply in replies)
+        return cls(model, "instruction", game, prompt, completion, reasoning, len(replies), uncounted)
 
 
 @dataclass(frozen=True)

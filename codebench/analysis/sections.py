@@ -145,11 +145,12 @@ def token_correlation_section(correlations: Sequence[TokenCorrelation]) -> Secti
 
 def cost_section(lines: Sequence[CostLine]) -> Section:
     return _section("cost", "tokens and cost of the stored requests (US dollars from the run's --price table; - where a model "
-                    "has no price: none is assumed)",
-                    ["scope", "model", "mode", "puzzle", "requests", "prompt", "completion", "reasoning", "cost $"],
-                    ([c.scope, c.model or "*", c.mode or "*", c.puzzle or "*", str(c.requests), str(c.prompt_tokens),
-                      str(c.completion_tokens), str(c.reasoning_tokens), "-" if c.cost is None else f"{c.cost:.4f}"]
-                     for c in lines), lines, 4)
+                    "has no price: none is assumed; uncounted: requests whose server gave no token count, 0 in the sums, "
+                    "which are then a lower bound)",
+                    ["scope", "model", "mode", "puzzle", "requests", "uncounted", "prompt", "completion", "reasoning", "cost $"],
+                    ([c.scope, c.model or "*", c.mode or "*", c.puzzle or "*", str(c.requests), str(c.uncounted),
+                      str(c.prompt_tokens), str(c.completion_tokens), str(c.reasoning_tokens),
+                      "-" if c.cost is None else f"{c.cost:.4f}"] for c in lines), lines, 4)
 
 
 def optimality_section(cells: Sequence[Optimality]) -> Section:

@@ -71,6 +71,7 @@ class CostLine:
     mode: str
     puzzle: str
     requests: int
+    uncounted: int  # requests whose server gave no token count: 0 in these sums, so the line is a lower bound
     prompt_tokens: int
     completion_tokens: int
     reasoning_tokens: int
@@ -179,7 +180,8 @@ def _line(scope: str, key: tuple[str, str, str], usages: list[SampleUsage], pric
     cost = math.fsum(_cost(p, c, prices[model]) for model, (p, c) in by_model.items()) if priced else None
     return CostLine(scope, *key, requests=sum(u.requests for u in usages), prompt_tokens=sum(p for p, _ in by_model.values()),
                     completion_tokens=sum(c for _, c in by_model.values()),
-                    reasoning_tokens=sum(u.reasoning_tokens or 0 for u in usages), cost=cost)
+                    reasoning_tokens=sum(u.reasoning_tokens or 0 for u in usages), cost=cost,
+                    uncounted=sum(u.uncounted for u in usages))
 
 
 def _scoped(usage: SampleUsage, depth: int) -> tuple[str, str, str]:

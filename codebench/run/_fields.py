@@ -198,7 +198,7 @@ def shown(value: Any) -> Any:
 
 
 USAGE = {"model": text, "mode": text, "puzzle": text, "prompt_tokens": count, "completion_tokens": count,
-         "reasoning_tokens": count, "requests?": count}
+         "reasoning_tokens": count, "requests?": count, "uncounted?": count}
 REPLY = {"text?": maybe(text), "error?": maybe(text), "prompt_tokens?": maybe(count), "completion_tokens?": maybe(count),
          "reasoning_tokens?": maybe(count)}
 KEPT = {"completion_tokens?": maybe(count), "turns?": maybe([{"replies": [REPLY]}]), "stdout?": maybe(text),

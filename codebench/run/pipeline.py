@@ -267,10 +267,11 @@ class _Gated:
             if reached:
                 raise BudgetReached(reached)
             completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
-            usage = SampleUsage(self.model, "", "", *_counted(messages, completion), completion.reasoning_tokens or 0)
-            self.budget.charge(usage)
+            self.budget.charge(SampleUsage(self.model, "", "", *_counted(messages, completion), 0))
         if self.spent is not None:
-            self.spent.append(usage)
+            self.spent.append(SampleUsage(self.model, "", "", completion.prompt_tokens or 0, completion.completion_tokens or 0,
+                                          completion.reasoning_tokens or 0,
+                                          uncounted=int(completion.prompt_tokens is None or completion.completion_tokens is None)))
         return completion
 
 

@@ -128,7 +128,8 @@ def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
     """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
     code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
     return [SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
-                        usage["reasoning_tokens"], usage.get("requests", 1)) for usage in record.get("usage", []) if usage]
+                        usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0))
+            for usage in record.get("usage", []) if usage]
 
 
 @dataclass(frozen=True)
@@ -410,7 +411,8 @@ class Store:
             spent[usage.model, usage.mode, usage.puzzle] = usage if before is None else replace(
                 before, prompt_tokens=before.prompt_tokens + usage.prompt_tokens,
                 completion_tokens=before.completion_tokens + usage.completion_tokens,
-                reasoning_tokens=before.reasoning_tokens + usage.reasoning_tokens, requests=before.requests + usage.requests)
+                reasoning_tokens=before.reasoning_tokens + usage.reasoning_tokens, requests=before.requests + usage.requests,
+                uncounted=before.uncounted + usage.uncounted)
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('spent', ?)",
                        (json.dumps([asdict(usage) for usage in spent.values()], sort_keys=True),))
@@ -423,10 +425,11 @@ class Store:
         """
         spent = self.document("spent") or []
         fields = {"model": str, "mode": str, "puzzle": str, "prompt_tokens": int, "completion_tokens": int,
-                  "reasoning_tokens": int, "requests": int}
+                  "reasoning_tokens": int, "requests": int, "uncounted": int}  # uncounted: not in runs before it was kept
         if not isinstance(spent, list) or not all(
-                isinstance(usage, dict) and usage.keys() == fields.keys()
-                and all(type(usage[name]) is kind and (kind is str or usage[name] >= 0) for name, kind in fields.items())
+                isinstance(usage, dict) and fields.keys() - {"uncounted"} <= usage.keys() <= fields.keys()
+                and all(type(usage[name]) is kind and (kind is str or usage[name] >= 0)
+                        for name, kind in fields.items() if name in usage)
                 for usage in spent):
             raise self._damaged("its record of tokens spent outside stored replies is not what codebench writes")
         return [SampleUsage(**usage) for usage in spent]
@@ -560,7 +563,8 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {key: (SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries))
+        stored = {key: (SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries,
+                                    (1 + retries) * (prompt is None or completion is None)))
                   for key, model, mode, puzzle, prompt, completion, reasoning, retries in self._select(
                       "samples", ("key", "model", "mode", "puzzle", "prompt_tokens", "completion_tokens", "reasoning_tokens",
                                   "format_retries"), "ORDER BY created")}

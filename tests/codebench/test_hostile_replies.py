@@ -221,3 +221,19 @@ def test_a_server_whose_counts_cannot_be_believed_still_reaches_the_token_budget
                              "--levels", "1-6", "--instances-per-level", "2", "--samples", "1", "--max-connections", "1",
                              "--max-tokens-total", "200", "--out", str(tmp_path / "run"))
     assert code == 4 and "--max-tokens-total 200" in out + err, (code, out[-500:], err[-500:])
+
+
+def test_the_cost_table_says_how_many_requests_came_back_without_a_count(url: str, tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Their tokens are 0 in its sums, so it must say the sums are a lower bound, and by how many requests."""
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({"models": [{"name": "tokens_negative", "base_url": url}, {"name": "surrogate", "base_url": url}]}))
+    code, _, err = run_cli(capsys, "run", "--config", str(config), "--mode", "instruction", "--puzzles", "hanoi",
+                           "--levels", "1-2", "--instances-per-level", "1", "--samples", "2", "--out", str(tmp_path / "run"))
+    assert code == 0, err
+    code, text, err = run_cli(capsys, "report", str(tmp_path / "run"), "--section", "cost", "--format", "json")
+    assert code == 0, err
+    lines = {(line["scope"], line["model"]): line for line in json.loads(text)["records"]}
+    assert (lines["model", "tokens_negative"]["requests"], lines["model", "tokens_negative"]["uncounted"]) == (4, 4)
+    assert (lines["model", "surrogate"]["requests"], lines["model", "surrogate"]["uncounted"]) == (4, 0)
+    assert lines["run", ""]["uncounted"] == 4

@@ -77,7 +77,8 @@ PRICES = {"a": Price(1.0, 2.0), "b": Price(3.0, 4.0)}
 def usages() -> list[SampleUsage]:
     return [SampleUsage("b", "code", "hanoi", 10_000, 4_000, 1_000),  # 30000 + 16000 → $0.046
             SampleUsage("a", "code", "sat", 2_000, 1_500, 0),  # 2000 + 3000 → $0.005
-            SampleUsage("a", "instruction", "hanoi", 300, 200, 50),  # 300 + 400 → $0.0007
+            SampleUsage("a", "instruction", "hanoi", 300, 200, 50, requests=3, uncounted=2),  # 300 + 400 → $0.0007; two
+            # of its three requests (format retries) came back without a count: the line says so, it is a lower bound
             SampleUsage("a", "code", "hanoi", 1_000, 500, 100),  # 1000 + 1000 → $0.002
             SampleUsage("b", "code", "hanoi", 5_000, 1_000, 0)]  # 15000 + 4000 → $0.019  (all ÷ 10⁶)
 
@@ -90,16 +91,16 @@ def test_request_cost_bills_reasoning_once_as_part_of_the_completion() -> None:
 def test_cost_lines_by_hand() -> None:
     lines = cost_lines(usages(), PRICES)
     assert lines == [
-        CostLine("run", "", "", "", 5, 18_300, 7_200, 1_150, pytest.approx(0.0727)),
-        CostLine("model", "a", "", "", 3, 3_300, 2_200, 150, pytest.approx(0.0077)),
-        CostLine("model", "b", "", "", 2, 15_000, 5_000, 1_000, pytest.approx(0.065)),
-        CostLine("mode", "a", "code", "", 2, 3_000, 2_000, 100, pytest.approx(0.007)),
-        CostLine("mode", "a", "instruction", "", 1, 300, 200, 50, pytest.approx(0.0007)),
-        CostLine("mode", "b", "code", "", 2, 15_000, 5_000, 1_000, pytest.approx(0.065)),
-        CostLine("puzzle", "a", "code", "hanoi", 1, 1_000, 500, 100, pytest.approx(0.002)),
-        CostLine("puzzle", "a", "code", "sat", 1, 2_000, 1_500, 0, pytest.approx(0.005)),
-        CostLine("puzzle", "a", "instruction", "hanoi", 1, 300, 200, 50, pytest.approx(0.0007)),
-        CostLine("puzzle", "b", "code", "hanoi", 2, 15_000, 5_000, 1_000, pytest.approx(0.065))]
+        CostLine("run", "", "", "", 7, 2, 18_300, 7_200, 1_150, pytest.approx(0.0727)),
+        CostLine("model", "a", "", "", 5, 2, 3_300, 2_200, 150, pytest.approx(0.0077)),
+        CostLine("model", "b", "", "", 2, 0, 15_000, 5_000, 1_000, pytest.approx(0.065)),
+        CostLine("mode", "a", "code", "", 2, 0, 3_000, 2_000, 100, pytest.approx(0.007)),
+        CostLine("mode", "a", "instruction", "", 3, 2, 300, 200, 50, pytest.approx(0.0007)),
+        CostLine("mode", "b", "code", "", 2, 0, 15_000, 5_000, 1_000, pytest.approx(0.065)),
+        CostLine("puzzle", "a", "code", "hanoi", 1, 0, 1_000, 500, 100, pytest.approx(0.002)),
+        CostLine("puzzle", "a", "code", "sat", 1, 0, 2_000, 1_500, 0, pytest.approx(0.005)),
+        CostLine("puzzle", "a", "instruction", "hanoi", 3, 2, 300, 200, 50, pytest.approx(0.0007)),
+        CostLine("puzzle", "b", "code", "hanoi", 2, 0, 15_000, 5_000, 1_000, pytest.approx(0.065))]
     assert total_usage(usages(), PRICES) == (25_500, pytest.approx(0.0727))
 
 
@@ -118,7 +119,7 @@ def test_a_model_without_a_price_has_no_cost_but_its_tokens_count() -> None:
 
 
 def test_no_usage_costs_nothing() -> None:
-    assert cost_lines([], PRICES) == [CostLine("run", "", "", "", 0, 0, 0, 0, 0.0)]
+    assert cost_lines([], PRICES) == [CostLine("run", "", "", "", 0, 0, 0, 0, 0, 0.0)]
     assert total_usage([], {}) == (0, 0.0)
 
 
