@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -96,6 +97,14 @@ def _save(figure: Any, target: Path | IO[str], fmt: str) -> None:
     figure.savefig(target, format=fmt, dpi=110, bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None)
 
 
+def _tight(figure: Any, **options: Any) -> None:
+    """Fit the figure's parts together where they fit; where they cannot (dozens of labels), matplotlib leaves the layout
+    as it is and warns, and the figure is drawn all the same: the warning would only be noise on a report's stderr."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Tight layout not applied", UserWarning)
+        figure.tight_layout(**options)
+
+
 def _grid(plt: Any, count: int, title: str) -> tuple[Any, list[Any]]:
     columns = min(3, count)
     rows = math.ceil(count / columns)
@@ -160,7 +169,7 @@ def _legal_rate(report: Report, plt: Any) -> Any:
         axis.set_ylim(-0.05, 1.05)
         axis.grid(alpha=0.3)
     axes[0].legend(fontsize="small")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -187,7 +196,7 @@ def _status_mix(report: Report, plt: Any) -> Any:
             axis.set_title(f"{puzzle}\n{group[0]} · {group[1]}", fontsize="small")
     _legend(figure, (axis for row in axes for axis in row))
     figure.suptitle("status mix per level")
-    figure.tight_layout(rect=(0, 0.08, 1, 0.96))
+    _tight(figure, rect=(0, 0.08, 1, 0.96))
     return figure
 
 
@@ -208,7 +217,7 @@ def _heatmap(report: Report, plt: Any) -> Any:
     axis.set_yticks(range(len(groups)), [f"{model} · {mode}" for model, mode in groups])
     axis.set_title("collapse threshold λ* (\"-\": the legal rate never declines)")
     figure.colorbar(image, ax=axis, label="λ*")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -230,7 +239,7 @@ def _modes(report: Report, plt: Any) -> Any:
     axis.set_ylabel("legal rate")
     axis.set_title("instruction vs code mode, all levels")
     axis.legend()
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -257,7 +266,7 @@ def _failure_modes(report: Report, plt: Any) -> Any:
         axis.tick_params(axis="x", labelrotation=40, labelsize="small")
         axis.set_ylabel("failures")
     _legend(figure, axes)
-    figure.tight_layout(rect=(0, 0.1, 1, 0.95))
+    _tight(figure, rect=(0, 0.1, 1, 0.95))
     return figure
 
 
@@ -275,7 +284,7 @@ def _global_curve(report: Report, plt: Any) -> Any:
     axis.set_ylabel("mean legal rate")
     axis.set_ylim(-0.05, 1.1)
     axis.set_title("global mean legal rate by level (over model × mode × puzzle)")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -297,7 +306,7 @@ def _correlations(report: Report, plt: Any) -> Any:
     axis.set_yticks(range(len(puzzles)), puzzles)
     axis.set_title("cross-task correlation of per-level success (Pearson r)")
     figure.colorbar(image, ax=axis, label="r")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -322,7 +331,7 @@ def _tokens(report: Report, plt: Any) -> Any:
         axis.set_xlabel("level")
         axis.set_ylabel("completion tokens")
         axis.legend(fontsize="small")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -338,7 +347,7 @@ def _cost(report: Report, plt: Any) -> Any:
     axis.set_xticks(range(len(lines)), labels, rotation=60, ha="right", fontsize="x-small")
     axis.set_ylabel("US dollars" if priced else "tokens (no price given)")
     axis.set_title("cost per model × mode × puzzle" if priced else "tokens per model × mode × puzzle")
-    figure.tight_layout()
+    _tight(figure)
     return figure
 
 
@@ -355,5 +364,5 @@ def _optimality(report: Report, plt: Any) -> Any:
         axis.set_xlabel("level")
         axis.set_ylabel("length ÷ minimal")
     axes[0].legend(fontsize="small")
-    figure.tight_layout()
+    _tight(figure)
     return figure

@@ -167,7 +167,6 @@ def test_every_report_format_is_safe(hostile_run: Path, output: str, capsys: pyt
     no_control(out + err, f"report --format {output}")
 
 
-@pytest.mark.filterwarnings("ignore:Tight layout not applied")  # many models crowd a figure: not this test's concern
 def test_the_html_page_is_safe_in_chromium(hostile_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     page_path = tmp_path / "page.html"
     code, _, err = run_cli(capsys, "report", str(hostile_run), "--html", str(page_path))
