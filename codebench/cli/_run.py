@@ -260,7 +260,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
     report = build_report(rows, ks, games=games, usages=[usage for used in usages for usage in used],
                           prices=_prices(stores, prices or {}, usages),
                           facts=[fact for store in stores for fact in store.instance_facts()],
-                          scopes=[RunScope(str(store.path.parent), tuple(store.planned_cells()), *store.unplayed_games())
+                          scopes=[RunScope(harmless(str(store.path.parent)), tuple(store.planned_cells()), *store.unplayed_games())
                                   for store in stores])
     # the page's samples are read with the rest, before anything is written: a damaged store refuses the report whole
     details = [detail for store in stores for detail in store.sample_details()] if html is not None else []

@@ -161,3 +161,13 @@ def test_tokens_spent_outside_stored_replies_under_an_escaped_label_are_shown_as
               "reasoning_tokens": 0, "requests": 1}]
     edit(run, ("INSERT OR REPLACE INTO meta VALUES ('spent', ?)", (json.dumps(spent),)))
     assert f"mixed{SHOWN}" in answers(capsys, "report", str(run), "--section", "cost")
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])
+def test_a_partial_run_in_a_directory_named_with_escape_sequences_is_named_as_escapes(run: Path, fmt: str,
+                                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A report names each partial run by its directory: a shared folder's name is shown escaped like any stored name."""
+    edit(run, ("DELETE FROM executions WHERE rowid = (SELECT min(rowid) FROM executions)", ()))
+    named = run.rename(run.parent / f"run{ESCAPE}")
+    out = answers(capsys, "report", str(named), "--format", fmt)
+    assert "PARTIAL" in out.upper() and "run" + (SHOWN.replace("\\", "\\\\") if fmt == "json" else SHOWN) in out, out[:800]
