@@ -104,18 +104,19 @@ def _chunks(model: str, content: str | None, reasoning: str | None, usage: dict[
     yield {"id": "x", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage}
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A threaded server that prints nothing when a client hangs up mid-reply (what these tests' clients do)."""
+
     daemon_threads = True
     request_queue_size = 256  # a run's many models connect at once
 
-    def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up mid-reply: no traceback
+    def handle_error(self, request: Any, client_address: Any) -> None:
         pass
 
 
 @contextmanager
-def hostile_server() -> Iterator[str]:
-    """The server on a free loopback port, for the block: yields its API root (…/v1)."""
-    server = _Server(("127.0.0.1", 0), _Handler)
+def serving(server: QuietServer) -> Iterator[str]:
+    """`server` (bound to a loopback port) served for the block: yields its API root (…/v1)."""
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
@@ -123,3 +124,11 @@ def hostile_server() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+        thread.join()
+
+
+@contextmanager
+def hostile_server() -> Iterator[str]:
+    """The hostile server on a free loopback port, for the block: yields its API root (…/v1)."""
+    with serving(QuietServer(("127.0.0.1", 0), _Handler)) as url:
+        yield url

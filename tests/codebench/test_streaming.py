@@ -8,12 +8,11 @@ import asyncio
 import json
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from codebench.run.store import Store
 from codebench.types import Completion
 
 from .cli import run_cli
+from .hostile_server import QuietServer, serving
 
 PROMPT = "codebench-puzzle: hanoi\nWrite solve(instance)."
 MESSAGES = [{"role": "user", "content": PROMPT}]
@@ -155,25 +155,12 @@ class Scripted(BaseHTTPRequestHandler):
         pass
 
 
-class Quiet(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that stopped reading (an error event, a dropped stream) is what these tests do
-
-
 @contextmanager
 def scripted(events: list[Any], *, complete: bool = True) -> Iterator[str]:
-    server = Quiet(("127.0.0.1", 0), Scripted)
+    server = QuietServer(("127.0.0.1", 0), Scripted)
     server.events, server.complete = events, complete  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(server) as url:
+        yield url
 
 
 def delta(**fields: Any) -> dict[str, Any]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from ..cli import run_cli
+
+V1 = Path(__file__).parents[1] / "data" / "v1_run"  # a small run, stored in the first schema
 
 
 @pytest.fixture
@@ -31,3 +34,11 @@ def edited(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[
         path.write_text(json.dumps(record) + "\n")
         return path
     return make
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """A copy of a small stored run, to read or spoil."""
+    folder = tmp_path / "run"
+    shutil.copytree(V1, folder)
+    return folder

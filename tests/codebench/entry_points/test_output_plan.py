@@ -4,21 +4,11 @@ input, a link to a file: refused with one line naming the option typed, and noth
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from .refusal import refused
-
-V1 = Path(__file__).parents[1] / "data" / "v1_run"
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    shutil.copytree(V1, folder)
-    return folder
 
 
 def test_report_refuses_a_missing_html_folder_before_writing_the_report_or_the_plots(

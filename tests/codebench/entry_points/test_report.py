@@ -19,15 +19,6 @@ from codebench.run.store import Store
 from ..cli import run_cli
 from .refusal import refused
 
-V1 = Path(__file__).parents[1] / "data" / "v1_run"
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    shutil.copytree(V1, folder)
-    return folder
-
 
 def test_a_folder_without_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, "report", str(tmp_path), contains=f"{tmp_path} holds no run.sqlite: give the --out directory of a run",
