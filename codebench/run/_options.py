@@ -125,7 +125,7 @@ class RunOptions(BaseModel):
     def puzzle_names(self) -> tuple[str, ...]:
         """The puzzles named (all: all nine); by default all nine, or none when the run names games."""
         if self.puzzles is None:
-            return () if self.games else RunSpec.puzzles
+            return () if self.games is not None else RunSpec.puzzles
         return RunSpec.puzzles if _names(self.puzzles) == (ALL,) else _names(self.puzzles)
 
     def game_names(self, levels: list[int]) -> tuple[str, ...]:

@@ -52,6 +52,12 @@ def test_puzzles_all_is_every_puzzle(tmp_path: Path, capsys: pytest.CaptureFixtu
                                               "sudoku", "rubik"])
 
 
+@pytest.mark.parametrize("games", ["", " , "])
+def test_games_naming_none_is_not_a_run_of_every_puzzle(tmp_path: Path, capsys: pytest.CaptureFixture[str], games: str) -> None:
+    """--games '' (an empty shell variable) named games, none of them: it used to run all nine puzzles instead."""
+    _refused_both_ways(capsys, tmp_path, "--model", "m", "--games", games, contains="nothing to run")
+
+
 def test_games_all_play_the_listed_levels_each_has(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = _plan(capsys, tmp_path, "--model", "m", "--games", "all", "--levels", "3", "--instances-per-level", "1")["games"]
     assert isinstance(games, dict) and "cardnim" in games and "tidytower" in games
