@@ -127,9 +127,13 @@ class PlannedSample:
 def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
     """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
     code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
-    return [SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
-                        usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0))
-            for usage in record.get("usage", []) if usage]
+    return [_usage(usage) for usage in record.get("usage", []) if usage]
+
+
+def _usage(usage: dict[str, Any]) -> SampleUsage:
+    """One stored usage object (`_fields.USAGE`: a game seat's, or replies spent apart) as a SampleUsage."""
+    return SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
+                       usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0))
 
 
 @dataclass(frozen=True)
@@ -423,16 +427,11 @@ class Store:
         Raises:
             StoreError: the document is not what codebench writes.
         """
-        spent = self.document("spent") or []
-        fields = {"model": str, "mode": str, "puzzle": str, "prompt_tokens": int, "completion_tokens": int,
-                  "reasoning_tokens": int, "requests": int, "uncounted": int}  # uncounted: not in runs before it was kept
-        if not isinstance(spent, list) or not all(
-                isinstance(usage, dict) and fields.keys() - {"uncounted"} <= usage.keys() <= fields.keys()
-                and all(type(usage[name]) is kind and (kind is str or usage[name] >= 0)
-                        for name, kind in fields.items() if name in usage)
-                for usage in spent):
-            raise self._damaged("its record of tokens spent outside stored replies is not what codebench writes")
-        return [SampleUsage(**usage) for usage in spent]
+        try:
+            spent = conform(self.document("spent") or [], [_fields.USAGE])
+        except Damaged as exc:
+            raise self._damaged(f"its record of tokens spent outside stored replies is not what codebench writes: {exc}") from None
+        return [_usage(usage) for usage in spent]
 
     def matches_played(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` of games stored with a result (not void)."""
