@@ -219,8 +219,9 @@ def open_output(path: Path | None, inputs: Sequence[Path] = (), *, binary: bool 
     else:
         check_outputs([(option, path, FILE)], inputs)
     mode, encoding = ("wb", None) if binary else ("w", "utf-8")
-    if not replace and (names_a_descriptor(path) or path.exists() and not path.is_file()):  # /dev/stdout, a pipe: no rename
-        if names_a_descriptor(path):
+    descriptor = names_a_descriptor(path)
+    if not replace and (descriptor or path.exists() and not path.is_file()):  # /dev/stdout, a pipe: no rename
+        if descriptor:
             mode = mode.replace("w", "a")  # appended: a file the shell opened with >> keeps what it held
         try:
             with path.open(mode, encoding=encoding) as handle:
