@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_STATUSES, ExecutionDetail, GameRow, SampleDetail, Status, harmless
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, ExecutionDetail, GameRow, SampleDetail, Status, harmless
 from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
 from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
@@ -121,7 +121,7 @@ def _figures(figures: dict[str, str]) -> str:
 
 def _status_colours() -> str:
     """One colour class per status: legal green, infrastructure grey, every other counted status red."""
-    colours = {**{str(s): "#b3261e" for s in COUNTED_STATUSES}, **{str(s): "#6b6b6b" for s in INFRASTRUCTURE_STATUSES},
+    colours = {**{str(s): "#b3261e" for s in COUNTED_STATUSES}, **{str(s): "#6b6b6b" for s in INFRASTRUCTURE_ORDER},
                str(Status.LEGAL): "#1b7f3b"}
     return "".join(f".status-{name}{{color:{colour}}}" for name, colour in colours.items())
 

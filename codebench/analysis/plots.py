@@ -74,6 +74,7 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
 
     matplotlib.use("Agg")
     matplotlib.rcParams["text.parse_math"] = False  # a label is text as stored: a model named "$\frac{$" is no formula
+    matplotlib.rcParams["svg.hashsalt"] = "codebench"  # an SVG's element ids are hashes: salted alike, the same bytes
     import matplotlib.pyplot as plt
 
     for name, draw in (("legal_rate_vs_lambda", _legal_rate), ("status_mix", _status_mix),

@@ -9,8 +9,11 @@ sandbox backend (nothing runs), plus a model whose every reply, program output a
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -257,3 +260,18 @@ def test_two_runs_holding_the_same_model_and_mode_are_refused(run_dir: Path, tmp
     err = refused(capsys, "report", str(run_dir), str(copy), "--html", str(tmp_path / "x.html"),
                   contains=f"{run_dir} and {copy} hold the same samples", inputs=(run_dir, copy, tmp_path))
     assert "give each run once" in err
+
+
+def test_the_same_run_draws_the_same_page_in_every_process(tmp_path: Path) -> None:
+    """Two processes (string hashes seeded apart) write the v1 fixture's page byte for byte alike: the figures' SVG ids
+    are salted alike and the status colours follow the statuses' order, not a set's."""
+    v1 = Path(__file__).parent / "data" / "v1_run"
+    pages = []
+    for seed in ("1", "2"):
+        page = tmp_path / f"page{seed}.html"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-m", "codebench", "report", str(v1), "--html", str(page)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        pages.append(page.read_bytes())
+    assert pages[0] == pages[1] and b"<svg" in pages[0]
