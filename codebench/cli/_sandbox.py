@@ -26,7 +26,7 @@ def build(
 ) -> None:
     """Build the sandbox image; without a registry, bootstrap a Debian base offline (debootstrap).
 
-    With --ray-address every node that offers sandbox slots builds it from this checkout's image sources (shipped with
+    With --ray-address every node that offers sandbox slots builds it from this installation's image sources (shipped with
     the task), or pulls it from --registry; each node's outcome is printed, exit 3 if one failed.
     """
     from ..sandbox._image import build_image, push_image, split_reference

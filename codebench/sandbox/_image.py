@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import subprocess
+import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,11 +17,10 @@ from docker.types import LogConfig
 from ..errors import InputError, SandboxUnavailableError
 from ..types import Limits
 from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, remove_container, sweep_orphans
+from ._files import IMAGE_FILES, IMAGE_SOURCES, shipped
 
 DEFAULT_BASE = "python:3.11-slim"
 OFFLINE_BASE = "codebench-base:bookworm"
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
-IMAGE_FILES = ("Dockerfile.sandbox", "sandbox_images/supervisor.py", "sandbox_images/bootstrap-base.sh")
 
 Log = Callable[[str], None]
 
@@ -29,27 +30,25 @@ _REFERENCE = re.compile(  # Docker's reference grammar: [domain[:port]/]path[:ta
     rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(?:@sha256:[0-9a-f]{{64}})?")
 
 
-def image_digest(root: Path = SOURCE_ROOT) -> str:
+def image_digest(root: Path = IMAGE_SOURCES) -> str:
     """Hash of everything that goes into the image, so a changed supervisor forces a rebuild."""
+    return _digest(image_sources(root))
+
+
+def _digest(sources: dict[str, bytes]) -> str:
     digest = hashlib.sha256()
-    for name, data in image_sources(root).items():
+    for name, data in sources.items():
         digest.update(name.encode() + b"\0" + data)
     return digest.hexdigest()[:16]
 
 
-def image_sources(root: Path = SOURCE_ROOT) -> dict[str, bytes]:
+def image_sources(root: Path = IMAGE_SOURCES) -> dict[str, bytes]:
     """The files the image is built from, by path: all a node needs (with codebench and Docker) to build it too.
 
     Raises:
-        SandboxUnavailableError: a file is missing (not a source checkout).
+        SandboxUnavailableError: a file is missing (a broken install).
     """
-    sources = {}
-    for name in IMAGE_FILES:
-        path = root / name
-        if not path.exists():
-            raise SandboxUnavailableError(f"{path} is missing: build the image from a codebench source checkout")
-        sources[name] = path.read_bytes()
-    return sources
+    return {name: shipped(name, root).read_bytes() for name in IMAGE_FILES}
 
 
 def _present(client: docker.DockerClient, name: str) -> bool:
@@ -75,14 +74,14 @@ def _base_image(client: docker.DockerClient, base: str | None, log: Log, root: P
         log(f"cannot pull {wanted} (no registry?): using a Debian base bootstrapped offline with debootstrap")
     if not _present(client, OFFLINE_BASE):
         log(f"bootstrapping {OFFLINE_BASE} with debootstrap from Debian's mirror (about a minute) …")
-        script = root / "sandbox_images" / "bootstrap-base.sh"
+        script = shipped("sandbox_images/bootstrap-base.sh", root)
         done = subprocess.run(["bash", str(script), OFFLINE_BASE], capture_output=True, text=True)
         if done.returncode != 0:
             raise SandboxUnavailableError(f"offline bootstrap failed (needs root and Debian's mirror): {done.stderr[-2000:]}")
     return OFFLINE_BASE
 
 
-def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print, root: Path = SOURCE_ROOT) -> str:
+def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print, root: Path = IMAGE_SOURCES) -> str:
     """Build the sandbox image from the sources in `root` unless an identical one exists; returns the tag.
 
     Raises:
@@ -102,19 +101,32 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
 
 
 def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log, root: Path) -> str:
-    digest = image_digest(root)
+    sources = image_sources(root)
+    digest = _digest(sources)
     if not force and _present(client, tag) and client.images.get(tag).labels.get(f"{LABEL}.digest") == digest:
         log(f"{tag} is up to date ({digest})")
         return tag
     chosen = _base_image(client, base, log, root)
     log(f"building {tag} FROM {chosen} …")
     try:
-        client.images.build(path=str(root), dockerfile="Dockerfile.sandbox", tag=tag, rm=True,
+        client.images.build(fileobj=_context(sources), custom_context=True, dockerfile="Dockerfile.sandbox", tag=tag, rm=True,
                             buildargs={"BASE": chosen}, labels={f"{LABEL}.digest": digest, f"{LABEL}.base": chosen})
     except docker.errors.BuildError as exc:
         raise SandboxUnavailableError(f"image build failed: {exc}") from None
     log(f"built {tag} ({digest})")
     return tag
+
+
+def _context(sources: dict[str, bytes]) -> io.BytesIO:
+    """The build context: a tar of exactly the hashed sources (a checkout's links to them are not sent as links)."""
+    context = io.BytesIO()
+    with tarfile.open(fileobj=context, mode="w") as tar:
+        for name, data in sources.items():
+            entry = tarfile.TarInfo(name)
+            entry.size, entry.mode = len(data), 0o644
+            tar.addfile(entry, io.BytesIO(data))
+    context.seek(0)
+    return context
 
 
 def push_image(reference: str, tag: str = IMAGE, log: Log = print) -> str:

@@ -22,11 +22,11 @@ from pathlib import Path
 from ..errors import SandboxUnavailableError
 from ..types import MIB, Limits
 from ._cgroup import WorkerCgroup
+from ._files import SUPERVISOR, shipped
 from ._pool import PooledBackend, WorkerPool
 from ._session import PipeTransport, Session
 from ._uids import claim_uid
 
-SUPERVISOR = Path(__file__).resolve().parents[2] / "sandbox_images" / "supervisor.py"
 INSIDE = "/opt/codebench"  # where the supervisor and the packages programs may import appear in the sandbox
 SHARED_PACKAGES = ("numpy", "numpy.libs")  # site-packages entries bound read-only, as the image ships numpy
 SUPERVISOR_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
@@ -68,7 +68,7 @@ def bwrap_command(uid: int, limits: Limits, cgroup: WorkerCgroup) -> list[str]:
             argv += ["--ro-bind", str(path), str(path)]
     for ancestor in reversed(home.parents[:-1]):  # bwrap would copy a parent's mode (/root is 0700): make them passable
         argv += ["--perms", "0755", "--dir", str(ancestor)]
-    argv += ["--ro-bind", str(home), str(home), "--ro-bind", str(SUPERVISOR), f"{INSIDE}/supervisor.py"]
+    argv += ["--ro-bind", str(home), str(home), "--ro-bind", str(shipped(SUPERVISOR)), f"{INSIDE}/supervisor.py"]
     if site is not None:
         argv += [arg for name in SHARED_PACKAGES if (site / name).exists()
                  for arg in ("--ro-bind", str(site / name), f"{INSIDE}/site/{name}")]
@@ -140,6 +140,8 @@ def why_not_here() -> str | None:
                 "run as root, use the docker backend, or --backend unsafe-local for trusted code")
     if shutil.which("bwrap") is None:
         return NO_BWRAP
-    if not SUPERVISOR.is_file():
-        return f"{SUPERVISOR} is missing: run codebench from a source checkout"
+    try:
+        shipped(SUPERVISOR)
+    except SandboxUnavailableError as exc:
+        return str(exc)
     return None

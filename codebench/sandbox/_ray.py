@@ -315,8 +315,8 @@ def _on(node: dict[str, Any]) -> Any:
 
 def distribute_image(address: str | None, *, base: str | None = None, force: bool = False, registry: str | None = None,
                      log: Callable[[str], None] = print) -> list[NodeReport]:
-    """Give every node that offers sandbox slots the sandbox image: built there from this checkout's image sources
-    (shipped with the task: a node needs codebench and a Docker engine, not the checkout), or, with `registry`, built
+    """Give every node that offers sandbox slots the sandbox image: built there from this installation's image sources
+    (shipped with the task: a node needs codebench and a Docker engine), or, with `registry`, built
     here, pushed there and pulled by each node. Returns what became of each node (`workers` 0 where it failed).
 
     Raises:

@@ -35,7 +35,8 @@ import psutil
 from ..errors import SandboxUnavailableError
 from ..types import MIB, Batch, Facts, Limits, Result
 from . import Deliver, _guard
-from ._local import SUPERVISOR, SUPERVISOR_ENV
+from ._files import SUPERVISOR, shipped
+from ._local import SUPERVISOR_ENV
 from ._pool import PooledBackend, WorkerPool
 from ._session import PipeTransport, Session
 from ._uids import claim_uid
@@ -129,7 +130,7 @@ class LocalWorker:
         home = tempfile.mkdtemp(prefix="codebench-local-")
         work = os.path.join(home, "work")
         os.mkdir(work, 0o700)
-        argv = [sys.executable, "-I", "-c", PREAMBLE, ",".join(PRELOADED), str(SUPERVISOR), "--scratch", work, "--wipe", work]
+        argv = [sys.executable, "-I", "-c", PREAMBLE, ",".join(PRELOADED), str(shipped(SUPERVISOR)), "--scratch", work, "--wipe", work]
         if self.uid is not None:
             os.chmod(home, 0o711)
             os.chown(work, self.uid, self.uid)
@@ -163,8 +164,7 @@ class UnsafeLocalBackend(PooledBackend):
         super().__init__(limits)
         if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
             raise SandboxUnavailableError("the unsafe-local sandbox needs Linux (5.3 or newer); elsewhere use the docker backend")
-        if not SUPERVISOR.is_file():
-            raise SandboxUnavailableError(f"{SUPERVISOR} is missing: run codebench from a source checkout")
+        shipped(SUPERVISOR)  # a broken install is refused here, before any worker starts
         count = workers or os.cpu_count() or 1
         claims: list[tuple[int | None, int | None]] = []
         try:

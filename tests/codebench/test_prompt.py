@@ -18,6 +18,7 @@ from codebench.modes import _templates
 from codebench.modes._templates import example_answer
 from codebench.modes.code import render_code_prompt
 from codebench.types import Limits, Prompt
+from puzzles import _prompt
 from puzzles.hanoi import Hanoi
 from puzzles.rubik import MOVE_INDEX, SOLVED, _net, apply_moves
 from puzzles.sudoku import _connected, _geometry
@@ -191,11 +192,12 @@ def test_missing_template_says_where() -> None:
         render_code_prompt(Unknown(), Limits())
 
 
-def test_missing_templates_folder_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(_templates, "TEMPLATES", tmp_path)
-    _templates._environment.cache_clear()
+def test_missing_templates_folder_says_to_reinstall(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(_prompt, "TEMPLATES", tmp_path)
+    _prompt._environment.cache_clear()
     try:
-        with pytest.raises(CodebenchError, match="prompt templates not found at .*pip install -e"):
+        with pytest.raises(CodebenchError, match="prompt templates not found at .*broken; reinstall it "
+                                                 r"\(pip install --force-reinstall codebench-puzzles\)"):
             render_code_prompt(puzzles.get_puzzle("hanoi"), Limits())
     finally:
-        _templates._environment.cache_clear()
+        _prompt._environment.cache_clear()

@@ -1,0 +1,70 @@
+"""The prompts' templates (`templates/`, shipped in this package and found here only) and their Jinja2 environment.
+
+Rendering is deterministic (same bytes in every process), so a prompt's text can key stored responses. jinja2 is
+imported on first use: listing or generating puzzles never loads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import PuzzleError
+
+if TYPE_CHECKING:
+    import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"  # in a checkout, a link to the repository's templates/
+REINSTALL = "pip install --force-reinstall codebench-puzzles"
+JSON_WIDTH = 100  # JSON keeps a value on one line when it fits this width
+
+
+def template(mode: str, name: str) -> jinja2.Template:
+    """`templates/<mode>/<name>.md.j2`.
+
+    Raises:
+        PuzzleError: the templates folder or this template is missing (the message says where, and how to reinstall).
+    """
+    import jinja2
+
+    if not (TEMPLATES / mode).is_dir():
+        raise PuzzleError(f"prompt templates not found at {TEMPLATES / mode}: this installation is broken; "
+                          f"reinstall it ({REINSTALL})")
+    path = f"{mode}/{name}.md.j2"
+    try:
+        return _environment().get_template(path)
+    except jinja2.TemplateNotFound:
+        raise PuzzleError(f"no {mode}-mode prompt template {name!r}: expected {TEMPLATES / path}; if that name is right, "
+                          f"this installation is broken: reinstall it ({REINSTALL})") from None
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        keep_trailing_newline=False,
+    )
+    env.filters["low"] = lambda band: band[0] if isinstance(band, tuple) else band
+    env.filters["top"] = lambda band: band[1] if isinstance(band, tuple) else band
+    return env
+
+
+def compact_json(value: Any, indent: int = 0) -> str:
+    """JSON that keeps every value fitting in JSON_WIDTH on one line and breaks the others one item per line."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if indent + len(flat) <= JSON_WIDTH or not isinstance(value, (dict, list)) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(key, ensure_ascii=False)}: {compact_json(item, indent + 2)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + compact_json(item, indent + 2) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
