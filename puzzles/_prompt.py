@@ -1,4 +1,5 @@
-"""The prompts' templates (`templates/`, shipped in this package and found here only) and their Jinja2 environment.
+"""The prompts' templates (`templates/`, shipped in this package and found here only), their Jinja2 environment, and
+the instruction-mode prompt of an instance: the text codebench's instruction mode sends, byte for byte.
 
 Rendering is deterministic (same bytes in every process), so a prompt's text can key stored responses. jinja2 is
 imported on first use: listing or generating puzzles never loads it.
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._errors import PuzzleError
+from ._protocol import Puzzle, Record
 
 if TYPE_CHECKING:
     import jinja2
@@ -19,6 +21,28 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).resolve().parent / "templates"  # in a checkout, a link to the repository's templates/
 REINSTALL = "pip install --force-reinstall codebench-puzzles"
 JSON_WIDTH = 100  # JSON keeps a value on one line when it fits this width
+INSTRUCTION = "instruction"  # the mode whose prompts pose one instance, answered directly
+
+
+def instruction_prompt(puzzle: Puzzle[Any], record: Record) -> list[dict[str, str]]:
+    """The chat messages (system, then user) that pose `record` to a model, as the OpenAI chat API takes them: the
+    rules, the instance drawn for reading and as JSON, and the answer's format (a final JSON object in a ```json block).
+
+    Raises:
+        PuzzleError: the templates folder or the puzzle's template is missing (a broken install).
+    """
+    context = {
+        "mode": INSTRUCTION,
+        "name": puzzle.name,
+        "title": puzzle.title,
+        "levels": {level: dict(band) for level, band in puzzle.levels.items()},
+        "instance": record.instance,
+        "instance_json": compact_json(record.instance),
+        "rendering": puzzle.render(record.instance),
+        "answer_schema": compact_json(puzzle.answer_schema),
+    }
+    return [{"role": "system", "content": template(INSTRUCTION, "_system").render(context).strip() + "\n"},
+            {"role": "user", "content": template(INSTRUCTION, puzzle.name).render(context).strip() + "\n"}]
 
 
 def template(mode: str, name: str) -> jinja2.Template:

@@ -21,10 +21,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from puzzles import read_answer
 from puzzles.games import Answer, Forfeit, Game, Setup
 
 from ..modes import FORMAT_RETRIES, ChatModel, Reply
-from ..modes._answer import last_answer
 from ..modes._templates import compact_json, template
 from ..modes.code import ask_program
 from ..types import Completion, GameLimits, Limits, Prompt, Sampling, Status
@@ -107,7 +107,7 @@ class ChatSeat:
             replies.append(_reply_record(completion))
             if completion.error is not None:
                 return Answer(forfeit=Forfeit(str(Status.API_ERROR), completion.error), wall_s=_latency(replies))
-            answer = last_answer(completion.text)
+            answer = read_answer(completion.text).text
             if answer is not None:
                 self.history += [message, {"role": "assistant", "content": completion.text}]
                 return Answer(text=answer, wall_s=_latency(replies))

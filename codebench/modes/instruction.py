@@ -14,14 +14,13 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from puzzles import Puzzle, Record, get_puzzle
+from puzzles import Puzzle, PuzzleError, Record, get_puzzle, instruction_prompt, read_answer
 
+from ..errors import InputError
 from ..judge import judge_answer
 from ..keys import program_key
 from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
 from . import FORMAT_RETRIES, Bench, ChatModel, Execution, Mode, Question, Reply
-from ._answer import last_answer
-from ._templates import compact_json, template
 
 ANSWER_ENTRY = "answer"  # what an instruction-mode "program" is: the answer's JSON text, not code
 FORMAT_REMINDER = ("I could not find your answer: your reply must end with one JSON object in a ```json code block "
@@ -29,24 +28,16 @@ FORMAT_REMINDER = ("I could not find your answer: your reply must end with one J
 
 
 def render_instruction_prompt(puzzle: Puzzle[Any], record: Record) -> Prompt:
-    """The instruction-mode prompt for one instance.
+    """The instruction-mode prompt for one instance: `puzzles.instruction_prompt`'s messages.
 
     Raises:
         InputError: the templates folder or the puzzle's template is missing (the message says where).
     """
-    context = {
-        "mode": InstructionMode.name,
-        "name": puzzle.name,
-        "title": puzzle.title,
-        "levels": {level: dict(band) for level, band in puzzle.levels.items()},
-        "instance": record.instance,
-        "instance_json": compact_json(record.instance),
-        "rendering": puzzle.render(record.instance),
-        "answer_schema": compact_json(puzzle.answer_schema),
-    }
-    system = template(InstructionMode.name, "_system").render(context).strip() + "\n"
-    user = template(InstructionMode.name, puzzle.name).render(context).strip() + "\n"
-    return Prompt(puzzle.name, InstructionMode.name, (("system", system), ("user", user)))
+    try:
+        messages = instruction_prompt(puzzle, record)
+    except PuzzleError as exc:
+        raise InputError(str(exc)) from None
+    return Prompt(puzzle.name, InstructionMode.name, tuple((message["role"], message["content"]) for message in messages))
 
 
 class InstructionMode(Mode):
@@ -70,7 +61,7 @@ class InstructionMode(Mode):
                                                             max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
             if completion.error is not None:
                 return Reply(completion, Reading(Status.API_ERROR, completion.error), retries, tuple(retried))
-            answer = await asyncio.to_thread(last_answer, completion.text)  # a big reply holds no event loop
+            answer = (await asyncio.to_thread(read_answer, completion.text)).text  # a big reply holds no event loop
             if answer is not None:
                 return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries,
                              tuple(retried))

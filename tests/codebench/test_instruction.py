@@ -13,7 +13,6 @@ import pytest
 import puzzles
 from codebench.judge import judge_answer
 from codebench.model.mock_server import start_mock_server
-from codebench.modes._answer import last_answer
 from codebench.modes.instruction import FORMAT_RETRIES, render_instruction_prompt
 from codebench.run.store import Store
 
@@ -34,8 +33,8 @@ ANSWER = {"moves": [[1, "A", "C"]]}
     ('```json\n[1, 2, 3]\n```', [1, 2, 3]),  # the wrong shape is found, and failed by the validator
 ])
 def test_the_last_well_formed_answer_is_read(reply: str, expected: object) -> None:
-    found = last_answer(reply)
-    assert found is not None and json.loads(found) == expected
+    found = puzzles.read_answer(reply)
+    assert found.text is not None and found.why == "" and json.loads(found.text) == expected
 
 
 @pytest.mark.parametrize("reply", [
@@ -45,14 +44,19 @@ def test_the_last_well_formed_answer_is_read(reply: str, expected: object) -> No
     "```json\n" + "[" * 100_000 + "]" * 100_000 + "\n```",  # deeper than any parser goes
     "braces { without } JSON",
 ])
-def test_nothing_parseable_is_none(reply: str) -> None:
-    assert last_answer(reply) is None
+def test_nothing_parseable_is_none_and_says_why(reply: str) -> None:
+    assert puzzles.read_answer(reply) == puzzles.ReplyAnswer(None, "the reply holds no JSON object, neither in a ``` block nor bare")
+
+
+@pytest.mark.parametrize("reply", ["", " \n\t"])
+def test_an_empty_reply_says_so(reply: str) -> None:
+    assert puzzles.read_answer(reply) == puzzles.ReplyAnswer(None, "the reply is empty")
 
 
 def test_duplicate_keys_in_the_answer_are_a_rule_violation() -> None:
     hanoi = puzzles.get_puzzle("hanoi")
     record = hanoi.generate(1, 0)
-    text = last_answer('```json\n{"moves": [], "moves": ' + json.dumps(hanoi.solve(record.instance)["moves"]) + "}\n```")
+    text = puzzles.read_answer('```json\n{"moves": [], "moves": ' + json.dumps(hanoi.solve(record.instance)["moves"]) + "}\n```").text
     assert text is not None
     outcome = judge_answer(hanoi, record.instance, text)
     assert outcome.status == "rule_violation" and outcome.detail == "duplicate_key"
@@ -65,13 +69,13 @@ def test_reference_answers_written_as_a_model_would_are_legal_and_mutations_fail
         answer = puzzle.solve(record.instance)
         reply = (f"Let me reason about the {puzzle.title} step by step, checking {{every}} rule.\n\n"
                  f"```json\n{json.dumps(answer, indent=2)}\n```\n")
-        text = last_answer(reply)
+        text = puzzles.read_answer(reply).text
         assert text is not None and judge_answer(puzzle, record.instance, text).status == "legal", (puzzle.name, level)
         field, value = next(iter(answer.items()))
         shortened = dict(list(value.items())[:-1]) if isinstance(value, dict) else value[:-1] if value else [[0]]
         for mutated in ({}, {field: None}, {**answer, "extra": 1}, {field: shortened}):
             reply = f"So:\n```json\n{json.dumps(mutated)}\n```"
-            outcome = judge_answer(puzzle, record.instance, last_answer(reply) or "")
+            outcome = judge_answer(puzzle, record.instance, puzzles.read_answer(reply).text or "")
             assert outcome.status == "rule_violation", (puzzle.name, level, mutated, outcome)
 
 
@@ -84,6 +88,7 @@ def test_one_template_serves_every_level_and_shows_the_instance(puzzle: puzzles.
         assert prompt.mode == "instruction" and f"codebench-puzzle: {puzzle.name}" in user
         assert json.dumps(record.instance)[:40] in json.dumps(json.loads(user.split("```json\n")[1].split("\n```")[0]))
         assert render_instruction_prompt(puzzle, record) == prompt  # deterministic: the text keys stored replies
+        assert prompt.as_messages() == puzzles.instruction_prompt(puzzle, record)  # what `puzzles` gives a user, exactly
     sudoku = puzzles.get_puzzle("sudoku").generate(4, 0)
     assert "".join(str(v) for row in sudoku.instance["grid"] for v in row) in dict(
         render_instruction_prompt(puzzles.get_puzzle("sudoku"), sudoku).messages)["user"]

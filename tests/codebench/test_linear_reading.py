@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from codebench.modes import get_mode
-from codebench.modes._answer import last_answer
 from codebench.modes._extract import extract_program
 from codebench.types import Completion, Prompt, SampleJob, Sampling
+from puzzles import read_answer
 
 SHAPES: dict[str, Callable[[int], str]] = {
     "backticks": lambda n: "`" * n,
@@ -43,12 +43,12 @@ SMALL, LARGE = 10_000, 1_000_000
 SLACK, CHILD_S = 10, 10.0
 CHILD = """
 import sys
-from codebench.modes._answer import last_answer
 from codebench.modes._extract import extract_program
+from puzzles import read_answer
 from tests.codebench.test_linear_reading import SHAPES
 text = SHAPES[sys.argv[1]](int(sys.argv[2]))
 extract_program(text)
-last_answer(text)
+read_answer(text)
 """
 
 
@@ -56,7 +56,7 @@ def read(shape: str, size: int) -> float:
     text = SHAPES[shape](size)
     started = time.perf_counter()
     extract_program(text)
-    last_answer(text)
+    read_answer(text)
     return time.perf_counter() - started
 
 
@@ -88,7 +88,7 @@ class Replier:
 def test_a_reply_is_read_off_the_event_loop(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading a 4 MiB reply takes seconds even in linear time: the run's other requests go on meanwhile."""
     readers: list[threading.Thread] = []
-    module, name = ("codebench.modes.code", "extract_program") if mode == "code" else ("codebench.modes.instruction", "last_answer")
+    module, name = ("codebench.modes.code", "extract_program") if mode == "code" else ("codebench.modes.instruction", "read_answer")
     reader = getattr(importlib.import_module(module), name)
 
     def watched(*args: object) -> object:

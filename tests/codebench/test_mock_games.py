@@ -29,10 +29,10 @@ from codebench.model.client import ModelClient
 from codebench.model.mock_server import MockServer, start_mock_server
 from codebench.model.presets import Endpoint
 from codebench.modes import FORMAT_RETRIES
-from codebench.modes._answer import last_answer
 from codebench.modes._extract import extract_program
 from codebench.sandbox import _guard, open_sandbox
 from codebench.types import GameLimits, Limits, Program, Sampling, Status
+from puzzles import read_answer
 from puzzles.games import GAMES, Game, StrategyPlayer, get_game, play, player_view
 
 JSON_BLOCK = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
@@ -260,11 +260,11 @@ def test_instruction_mode_answers_the_first_turn_by_behaviour(game: Game, client
     assert turn.text is not None and not game.legal_json(state, 0, turn.text)[1].ok
     turn, state, record = first_turn(seat_of(client, loop, "format_retry"), game)
     first, second = record["replies"]
-    assert last_answer(first["text"]) is None and game.legal_json(state, 0, turn.text) == (move, verdict)
+    assert read_answer(first["text"]).text is None and game.legal_json(state, 0, turn.text) == (move, verdict)
     turn, state, record = first_turn(seat_of(client, loop, "syntax_error"), game)
     assert turn.forfeit is not None and turn.forfeit.status == Status.NO_ANSWER
     assert len(record["replies"]) == FORMAT_RETRIES + 1
-    assert all("```json" not in reply["text"] and last_answer(reply["text"]) is None for reply in record["replies"])
+    assert all("```json" not in reply["text"] and read_answer(reply["text"]).text is None for reply in record["replies"])
 
 
 @pytest.mark.parametrize("game", GAMES, ids=names)
@@ -323,19 +323,19 @@ def test_the_other_instruction_behaviours_and_determinism(server: MockServer) ->
     move = json.loads(JSON_BLOCK.findall(oracle["choices"][0]["message"]["content"])[-1])
     _, thinking = post(server, "reasoning", messages)
     message = thinking["choices"][0]["message"]
-    assert message["reasoning_content"] and json.loads(str(last_answer(message["content"]))) == move
+    assert message["reasoning_content"] and json.loads(str(read_answer(message["content"]).text)) == move
     _, cut = post(server, "timeout", messages)
-    assert cut["choices"][0]["finish_reason"] == "length" and last_answer(cut["choices"][0]["message"]["content"]) is None
+    assert cut["choices"][0]["finish_reason"] == "length" and read_answer(cut["choices"][0]["message"]["content"]).text is None
     _, crash = post(server, "crash", messages)
-    wrapped = json.loads(str(last_answer(crash["choices"][0]["message"]["content"])))
+    wrapped = json.loads(str(read_answer(crash["choices"][0]["message"]["content"]).text))
     assert wrapped == {"move": move} and not game.legal(state, 0, wrapped).ok
     _, prose = post(server, "no_code", messages)
-    assert last_answer(prose["choices"][0]["message"]["content"]) is None
+    assert read_answer(prose["choices"][0]["message"]["content"]).text is None
     _, retried = post(server, "format_retry", conversation(game, reminded=True))
-    assert json.loads(str(last_answer(retried["choices"][0]["message"]["content"]))) == move
+    assert json.loads(str(read_answer(retried["choices"][0]["message"]["content"]).text)) == move
     history = [*messages, {"role": "assistant", "content": oracle["choices"][0]["message"]["content"]}, messages[-1]]
     _, again = post(server, "format_retry", history)  # an assistant reply before a new turn is no reminder
-    assert last_answer(again["choices"][0]["message"]["content"]) is None
+    assert read_answer(again["choices"][0]["message"]["content"]).text is None
     _, mixed = post(server, "mixed", messages)
     assert "choices" in mixed
     opening = messages[1]["content"]

@@ -1,23 +1,42 @@
-"""Reading an instruction-mode reply: the last well-formed answer in it, whatever reasoning surrounds it.
+"""Reading a model's reply to an instruction-mode prompt: the last well-formed answer in it, whatever reasoning
+surrounds it (codebench's instruction mode and its game players read replies with this).
 
 Tolerant of the text around the answer (prose, reasoning, several code blocks), strict about the answer itself:
-this only finds the JSON text; the puzzle's validator then judges it, so duplicate keys or a wrong shape are rule
-violations, never "nothing parseable". Imports the standard library only.
+this only finds the JSON text; the puzzle's validator then judges it (`Puzzle.validate_json`), so duplicate keys or a
+wrong shape are rule violations, never "nothing parseable". Imports the standard library only.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 FENCE, LANGUAGE = "```", re.compile(r"[ \t]*+([A-Za-z0-9_+-]*+)")
 MAX_BARE_STARTS = 64  # bare objects are looked for from this many last "{" of the reply: a bounded search
 _DECODER = json.JSONDecoder()
 
 
-def last_answer(reply: str) -> str | None:
-    """The JSON text of the answer: the last fenced block (```json first, then any fence) whose content is JSON,
-    else the last complete JSON object in the bare text; None when the reply holds none."""
+@dataclass(frozen=True)
+class ReplyAnswer:
+    """The answer a reply holds: its JSON text (for `Puzzle.validate_json`), or None and why none could be read."""
+
+    text: str | None
+    why: str = ""
+
+
+def read_answer(reply: str) -> ReplyAnswer:
+    """The answer in `reply`: the last fenced block (```json first, then any fence) whose content is JSON, else the
+    last complete JSON object in the bare text; else none, and why."""
+    if not reply.strip():
+        return ReplyAnswer(None, "the reply is empty")
+    text = _last_answer(reply)
+    if text is None:
+        return ReplyAnswer(None, "the reply holds no JSON object, neither in a ``` block nor bare")
+    return ReplyAnswer(text)
+
+
+def _last_answer(reply: str) -> str | None:
     fenced = [(language.lower(), body.strip()) for language, body in _fenced(reply)]
     for wanted in (lambda language: language == "json", lambda language: True):
         for language, body in reversed(fenced):
