@@ -17,13 +17,13 @@ SUPERVISOR = "sandbox_images/supervisor.py"
 REINSTALL = "pip install --force-reinstall codebench-puzzles"
 
 
-def shipped(name: str, folder: Path = IMAGE_SOURCES) -> Path:
-    """The real path of `name` (one of IMAGE_FILES) in `folder`: the package's own copy unless told otherwise.
+def shipped(name: str, folder: Path | None = None) -> Path:
+    """The real path of `name` (one of IMAGE_FILES) in `folder`, by default the package's own copies.
 
     Raises:
         SandboxUnavailableError: the file is missing (a broken install: the message says how to reinstall).
     """
-    path = folder / name
+    path = (folder or IMAGE_SOURCES) / name
     if not path.is_file():
         raise SandboxUnavailableError(f"{path} is missing: this codebench installation is broken; reinstall it ({REINSTALL})")
     return path.resolve()

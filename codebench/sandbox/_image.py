@@ -17,7 +17,7 @@ from docker.types import LogConfig
 from ..errors import InputError, SandboxUnavailableError
 from ..types import Limits
 from ._docker import IMAGE, LABEL, codebench_containers, connect, hardening, remove_container, sweep_orphans
-from ._files import IMAGE_FILES, IMAGE_SOURCES, shipped
+from ._files import IMAGE_FILES, shipped
 
 DEFAULT_BASE = "python:3.11-slim"
 OFFLINE_BASE = "codebench-base:bookworm"
@@ -30,7 +30,7 @@ _REFERENCE = re.compile(  # Docker's reference grammar: [domain[:port]/]path[:ta
     rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}})?(?:@sha256:[0-9a-f]{{64}})?")
 
 
-def image_digest(root: Path = IMAGE_SOURCES) -> str:
+def image_digest(root: Path | None = None) -> str:
     """Hash of everything that goes into the image, so a changed supervisor forces a rebuild."""
     return _digest(image_sources(root))
 
@@ -42,7 +42,7 @@ def _digest(sources: dict[str, bytes]) -> str:
     return digest.hexdigest()[:16]
 
 
-def image_sources(root: Path = IMAGE_SOURCES) -> dict[str, bytes]:
+def image_sources(root: Path | None = None) -> dict[str, bytes]:
     """The files the image is built from, by path: all a node needs (with codebench and Docker) to build it too.
 
     Raises:
@@ -59,7 +59,7 @@ def _present(client: docker.DockerClient, name: str) -> bool:
     return True
 
 
-def _base_image(client: docker.DockerClient, base: str | None, log: Log, root: Path) -> str:
+def _base_image(client: docker.DockerClient, base: str | None, log: Log, root: Path | None) -> str:
     """The requested base if present or pullable; else the offline Debian base, bootstrapped once."""
     wanted = base or DEFAULT_BASE
     if _present(client, wanted):
@@ -81,8 +81,9 @@ def _base_image(client: docker.DockerClient, base: str | None, log: Log, root: P
     return OFFLINE_BASE
 
 
-def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print, root: Path = IMAGE_SOURCES) -> str:
-    """Build the sandbox image from the sources in `root` unless an identical one exists; returns the tag.
+def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, log: Log = print, root: Path | None = None) -> str:
+    """Build the sandbox image from the sources in `root` (default: the package's own) unless an identical one exists;
+    returns the tag.
 
     Raises:
         InputError: `base` is not an image reference.
@@ -100,7 +101,7 @@ def build_image(base: str | None = None, tag: str = IMAGE, force: bool = False, 
         client.close()
 
 
-def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log, root: Path) -> str:
+def _build(client: docker.DockerClient, base: str | None, tag: str, force: bool, log: Log, root: Path | None) -> str:
     sources = image_sources(root)
     digest = _digest(sources)
     if not force and _present(client, tag) and client.images.get(tag).labels.get(f"{LABEL}.digest") == digest:

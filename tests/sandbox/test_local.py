@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from codebench.errors import SandboxUnavailableError
-from codebench.sandbox import _local, get_backend
+from codebench.sandbox import _files, _local, get_backend
+from codebench.sandbox._image import image_sources
 from codebench.types import Limits
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -18,15 +19,25 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("patch", "message"), [
     ("no_bwrap", "the local sandbox needs bubblewrap: sudo scripts/ensure-bubblewrap"),
     ("not_root", "the local sandbox needs root"),
+    ("broken_install", r"supervisor\.py is missing: this codebench installation is broken; reinstall it "
+                       r"\(pip install --force-reinstall codebench-puzzles\)"),
 ])
 def test_it_refuses_with_the_reason_where_no_sandbox_can_be_made(monkeypatch: pytest.MonkeyPatch, patch: str,
                                                                   message: str) -> None:
     if patch == "no_bwrap":
         monkeypatch.setattr(_local.shutil, "which", lambda name: None)
-    else:
+    elif patch == "not_root":
         monkeypatch.setattr(_local.os, "geteuid", lambda: 1000)
+    else:
+        monkeypatch.setattr(_files, "IMAGE_SOURCES", Path("/nonexistent"))
     with pytest.raises(SandboxUnavailableError, match=message):
         get_backend("local", Limits(), workers=1)
+
+
+def test_an_installation_without_the_image_sources_says_to_reinstall(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile.sandbox").write_text("FROM scratch\n")
+    with pytest.raises(SandboxUnavailableError, match=r"supervisor\.py is missing: .* reinstall it"):
+        image_sources(tmp_path)
 
 
 def test_programs_see_nothing_of_the_checkout_but_the_supervisor() -> None:
