@@ -252,7 +252,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise SandboxUnavailableError("--executor ray needs Ray: pip install 'codebench[ray]'") from None
+        raise SandboxUnavailableError("--executor ray needs Ray: pip install 'codebench-puzzles[ray]'") from None
     return ray
 
 
