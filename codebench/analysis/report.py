@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..costs import Price
 from ..errors import InputError
 from ..types import (
     COUNTED_STATUSES,
@@ -58,7 +59,7 @@ from .metrics import (
 )
 from .optimality import Difficulty, Optimality, difficulty_table, optimality
 from .sections import Section, align, md_table, number, rate
-from .usage import CostLine, Price, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
+from .usage import CostLine, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
 FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",

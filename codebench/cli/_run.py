@@ -31,7 +31,7 @@ from ._params import puzzle_params
 
 if TYPE_CHECKING:
     from ..analysis.report import Report
-    from ..analysis.usage import Price
+    from ..costs import Price
     from ..model.presets import Endpoint
     from ..run.pipeline import Tracker
     from ..run.plan import Plan
@@ -108,7 +108,7 @@ def run(
     import asyncio
 
     from ..analysis.report import RERUN, not_counted
-    from ..analysis.usage import parse_price
+    from ..costs import parse_price
     from ..errors import BudgetReached, RunPartial
     from ..run.pipeline import plan_summary, record_plan
     from ..run.plan import make_plan
@@ -317,7 +317,7 @@ def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[S
         InputError: a --price for a model the runs do not hold (`run` refuses it too), or a stored price table that is not
             what codebench writes where no --price replaces it (the line names the run and the prices to give).
     """
-    from ..analysis.usage import stored_prices
+    from ..costs import stored_prices
 
     held = []
     for store, used in zip(stores, usages):
@@ -492,7 +492,7 @@ def report(
 ) -> None:
     """Metrics of one or more runs, computed from their stored rows only (the run directories are only read)."""
     from ..analysis.report import SECTIONS
-    from ..analysis.usage import parse_price
+    from ..costs import parse_price
     from ..run.store import Store
 
     if fmt not in FORMATS:

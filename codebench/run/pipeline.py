@@ -21,7 +21,7 @@ import puzzles
 from puzzles.games import new_secret
 
 from .. import __version__
-from ..analysis.usage import Price, request_cost, stored_prices, total_usage
+from ..costs import Price, request_cost, stored_prices, total_usage
 from ..errors import BudgetReached, ConfigError, SandboxError
 from ..games.chat import ask_strategy
 from ..games.plan import StrategyJob

@@ -16,7 +16,7 @@ from typing import Any
 
 import puzzles
 
-from ..analysis.usage import Price
+from ..costs import Price
 from ..errors import ConfigError, InputError
 from ..model.presets import Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag

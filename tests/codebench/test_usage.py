@@ -6,17 +6,8 @@ import math
 
 import pytest
 
-from codebench.analysis.usage import (
-    CostLine,
-    Price,
-    TokenStats,
-    cost_lines,
-    parse_price,
-    request_cost,
-    token_correlations,
-    token_stats,
-    total_usage,
-)
+from codebench.analysis.usage import CostLine, TokenStats, cost_lines, token_correlations, token_stats
+from codebench.costs import Price, parse_price, request_cost, total_usage
 from codebench.errors import InputError
 from codebench.types import ExecutionRow, SampleUsage, Status
 
