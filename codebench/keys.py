@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -53,9 +53,11 @@ def program_key(source: str) -> str:
     return content_key("program", source)
 
 
-def execution_key(program: str, instance_id: str, puzzle_version: int | None, limits: Limits) -> str:
-    """Same program, instance, puzzle version and limits: the same execution, whichever sample asked for it."""
-    return content_key("execution", program, instance_id, puzzle_version, _fields(limits))
+def execution_key(program: str, instance_id: str, instance_meta: Mapping[str, Any], limits: Limits) -> str:
+    """Same program, instance, puzzle version (the instance's `meta`, as its generator made it) and limits: the same
+    execution, whichever sample asked for it. The one place the key is made: the modes store under it, the store's
+    readers find an execution by it."""
+    return content_key("execution", program, instance_id, instance_meta.get("version"), _fields(limits))
 
 
 @functools.cache

@@ -303,6 +303,7 @@ class Reading:
     status: Status | None  # None: judge `program` on the instances; else no_code, syntax_error, api_error, …
     detail: str
     program: Program | None = None
+    hedged: bool = False  # the reply's text hedges (`modes._hedging`): decided as the reply is read, stored with the sample
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ class ExecutionRow:
     steps_applied: int | None = None  # trajectory puzzles: the legal steps applied before the first illegal one or the end
     shortest: int | None = None  # the instance's stored minimal solution length, where one is known
     truncated: bool = False  # the reply was cut off (finish_reason "length")
-    hedged: bool = False  # the reply's text hedges (`analysis.failures.hedges`)
+    hedged: bool = False  # the reply's text hedges (its sample's `Reading.hedged`)
     prompt_tokens: int | None = None  # the sample's usage; a code-mode sample's repeat on every instance it is judged on
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None

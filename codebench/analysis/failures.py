@@ -16,11 +16,12 @@ Legal rows and infrastructure rows (sandbox_error, api_error) get no category. T
    reply hedged → incomplete_reasoning (a valid prefix that stops short); else → confident_error (a legal plan of full
    length, stated without hedging, that does not reach the goal).
 10. otherwise (no issue codes, or others): the reply hedged → incomplete_reasoning, else confident_error.
+
+Whether a reply hedged (`ExecutionRow.hedged`) was decided by the mode that read it (`codebench.modes._hedging`).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,17 +31,6 @@ from puzzles import IssueCode
 
 from ..types import INFRASTRUCTURE_STATUSES, ExecutionRow, Status
 from .metrics import ordered_counts
-
-HEDGES = ("i think", "i believe", "probably", "perhaps", "maybe", "might be", "not sure", "i'm not certain", "it seems",
-          "likely", "possibly", "approximately", "i guess", "unclear", "cannot be certain", "may not be")
-
-
-def _phrase(phrase: str) -> str:
-    """A phrase as a pattern: any run of whitespace between words, a straight or curly apostrophe."""
-    return r"\s+".join(re.escape(word).replace("'", "['’]") for word in phrase.split())
-
-
-_HEDGE = re.compile(r"\b(?:" + "|".join(_phrase(p) for p in HEDGES) + r")\b", re.IGNORECASE)
 
 
 class FailureMode(StrEnum):
@@ -70,11 +60,6 @@ class FailureCounts:
     level: int
     failures: int  # classified rows: counted and not legal
     counts: dict[str, int]
-
-
-def hedges(text: str) -> bool:
-    """Whether a reply hedges (a HEDGES phrase as whole words, any case): a hedged wrong answer is not a confident one."""
-    return _HEDGE.search(text) is not None
 
 
 def classify(row: ExecutionRow) -> str | None:

@@ -53,7 +53,7 @@ class Execution:
     @classmethod
     def of(cls, program: Program, record: Record, limits: Limits) -> Execution:
         """The execution of `program` (code, or an answer's JSON text) on `record` under `limits`."""
-        return cls(execution_key(program.key, record.id, record.meta.get("version"), limits), record)
+        return cls(execution_key(program.key, record.id, record.meta, limits), record)
 
 
 class ChatModel(Protocol):

@@ -18,6 +18,7 @@ from ..keys import program_key
 from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Sampling, Status
 from . import Bench, ChatModel, Execution, Mode, Question, Reply
 from ._extract import extract_program
+from ._hedging import hedges
 from ._templates import compact_json, example_answer, limits_context, template
 
 ENTRY = "solve"
@@ -82,9 +83,11 @@ async def ask_program(prompt: Prompt, sampling: Sampling, model: ChatModel, entr
     """One request, and the program read from its reply: it must define `entry` (`solve`, or a game's `Strategy`)."""
     completion = await model.complete(prompt.as_messages(), temperature=sampling.temperature, max_tokens=sampling.max_tokens,
                                       seed=sampling.seed)
+    hedged = await asyncio.to_thread(hedges, completion.text)  # how sure it sounds: a wrong program's failure mode
     if completion.error is not None:
-        return Reply(completion, Reading(Status.API_ERROR, completion.error))
+        return Reply(completion, Reading(Status.API_ERROR, completion.error, hedged=hedged))
     extraction = await asyncio.to_thread(extract_program, completion.text, entry)  # a big reply holds no event loop
     if extraction.status is not None or extraction.source is None:
-        return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail))
-    return Reply(completion, Reading(None, extraction.detail, Program(program_key(extraction.source), extraction.source, entry)))
+        return Reply(completion, Reading(extraction.status or Status.NO_CODE, extraction.detail, hedged=hedged))
+    return Reply(completion, Reading(None, extraction.detail, Program(program_key(extraction.source), extraction.source, entry),
+                                     hedged))

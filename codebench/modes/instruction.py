@@ -21,6 +21,7 @@ from ..judge import judge_answer
 from ..keys import program_key
 from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
 from . import FORMAT_RETRIES, Bench, ChatModel, Execution, Mode, Question, Reply
+from ._hedging import hedges
 
 ANSWER_ENTRY = "answer"  # what an instruction-mode "program" is: the answer's JSON text, not code
 FORMAT_REMINDER = ("I could not find your answer: your reply must end with one JSON object in a ```json code block "
@@ -59,18 +60,20 @@ class InstructionMode(Mode):
         for retries in range(self.format_retries + 1):
             completion = _after(spent, await model.complete(messages, temperature=job.sampling.temperature,
                                                             max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
+            hedged = await asyncio.to_thread(hedges, completion.text)  # how sure it sounds: a wrong answer's failure mode
             if completion.error is not None:
-                return Reply(completion, Reading(Status.API_ERROR, completion.error), retries, tuple(retried))
+                return Reply(completion, Reading(Status.API_ERROR, completion.error, hedged=hedged), retries, tuple(retried))
             answer = (await asyncio.to_thread(read_answer, completion.text)).text  # a big reply holds no event loop
             if answer is not None:
-                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY)), retries,
+                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY), hedged), retries,
                              tuple(retried))
             messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": FORMAT_REMINDER}]
             spent = completion
             retried.append(completion.text)
         truncated = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
         return Reply(completion, Reading(Status.NO_ANSWER, f"no parseable answer after {self.format_retries} format "
-                                                           f"retries{truncated}"), self.format_retries, tuple(retried[:-1]))
+                                                           f"retries{truncated}", hedged=hedged), self.format_retries,
+                     tuple(retried[:-1]))
 
     async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
         answer = sample.reading.program

@@ -221,7 +221,7 @@ FIELDS: dict[str, Check] = {  # by column name: the same name means the same thi
     "response": maybe(text), "finish_reason": maybe(text), "truncated": maybe(flag), "prompt_tokens": maybe(count),
     "completion_tokens": maybe(count), "reasoning_tokens": maybe(count), "latency_s": maybe(number),
     "server_model": maybe(text), "error": maybe(text), "program_key": maybe(text), "read_status": maybe(status),
-    "read_detail": maybe(text), "format_retries": count, "reasoning": maybe(text), "retried_replies": maybe(parsed([text])),
+    "read_detail": maybe(text), "hedged": flag, "format_retries": count, "reasoning": maybe(text), "retried_replies": maybe(parsed([text])),
     "source": maybe(text), "status": status, "detail": text, "issues": parsed([ISSUE]), "cpu_s": maybe(number),
     "wall_s": maybe(number), "peak_mib": maybe(number), "stdout": maybe(text), "stderr": maybe(text),
     "first_illegal_step": maybe(count), "steps_applied": maybe(count), "players": parsed([text]), "record": parsed(RECORD),

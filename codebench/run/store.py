@@ -4,9 +4,10 @@ Typed in and out: records, samples, outcomes and plans go in, samples, statuses 
 out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
 finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns),
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
-progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches) and 6
-(a match's plays, and who sat in each seat with the tokens it used, in its record).
-Writers migrate older files in place; readers never write: they migrate a copy in memory. A run directory may be
+progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches), 6
+(a match's plays, and who sat in each seat with the tokens it used, in its record) and 7 (whether a reply hedged, as
+its mode decided when it read it). Writers migrate older files in place; readers never write: they migrate a copy in
+memory, so what an older file lacks is computed in one place, the migration, for both. A run directory may be
 anyone's: the readers check each field they take (`_fields`: a wrong one is one error line naming the run, table, row
 and column) and return text made `harmless`, once, here, so that no report format can forget it.
 """
@@ -21,7 +22,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -29,9 +30,9 @@ from typing import Any
 
 from puzzles import Record
 
-from ..analysis.failures import hedges
 from ..errors import SchemaVersionError, StoreError
 from ..keys import execution_key, first_of_each
+from ..modes._hedging import hedges
 from ..types import (
     Completion,
     ExecutionDetail,
@@ -54,10 +55,11 @@ from ..types import (
 from . import _fields
 from ._fields import FIELDS, RUN, Damaged, conform, shown
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
+_GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _PLANNED | {"matches", "plan_matches"}, 6: _PLANNED | {"matches", "plan_matches"}}
+          5: _GAMES, 6: _GAMES, 7: _GAMES}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
@@ -77,7 +79,7 @@ CREATE TABLE samples (
     response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
     latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
     format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER,
-    retried_replies TEXT);
+    retried_replies TEXT, hedged INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE executions (
     key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
@@ -105,10 +107,11 @@ ALTER TABLE executions ADD COLUMN first_illegal_step INTEGER;
 ALTER TABLE executions ADD COLUMN steps_applied INTEGER;
 """
 MIGRATE_3_TO_4 = "ALTER TABLE samples ADD COLUMN retried_replies TEXT"
+MIGRATE_6_TO_7 = "ALTER TABLE samples ADD COLUMN hedged INTEGER NOT NULL DEFAULT 0"
 SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                   "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
                   "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens",
-                  "retried_replies")
+                  "retried_replies", "hedged")
 CHUNK = 500  # keys per IN (...) query
 
 
@@ -362,7 +365,7 @@ class Store:
                   completion.server_model, completion.error, program.key if program else None,
                   None if reading.status is None else str(reading.status), detail, sample.format_retries,
                   completion.reasoning, completion.reasoning_tokens,
-                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None)
+                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None, int(reading.hedged))
         with self._transaction() as db:
             if program is not None:
                 db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
@@ -490,39 +493,64 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        instances = {row[0]: row for row in self._select("instances", ("id", "level", "lambda", "meta"))}
-        samples = {key: (read_status, read_detail, program, _Reply(bool(truncated), hedges(response or ""), prompt, completion,
-                                                                  reasoning))
-                   for key, read_status, read_detail, program, truncated, response, prompt, completion, reasoning
-                   in self._select("samples", ("key", "read_status", "read_detail", "program_key", "truncated", "response",
-                                               "prompt_tokens", "completion_tokens", "reasoning_tokens"))}
-        executions = {row[0]: row for row in self._select("executions", ("key", "status", "detail", "steps_applied",
-                                                                         "first_illegal_step", "issues"))}
+        readings, replies = {}, {}
+        for key, read_status, read_detail, program, truncated, hedged, prompt, completion, reasoning in self._select(
+                "samples", ("key", "read_status", "read_detail", "program_key", "truncated", "hedged", "prompt_tokens",
+                            "completion_tokens", "reasoning_tokens")):
+            readings[key] = (read_status, read_detail, program)
+            replies[key] = _Reply(bool(truncated), hedged, prompt, completion, reasoning)
         rows = []
-        for planned in plan.samples:
-            stored = samples.get(planned.key)
-            if stored is None:
-                continue  # not requested yet (the run was interrupted)
-            read_status, read_detail, program, reply = stored
-            for instance_id in plan.judged_on(planned):
-                _, level, lam, instance_meta = instances[instance_id]
-                shortest = instance_meta.get("min_solution_length")
+        for planned, judged in self._judged(plan, readings, outputs=False):
+            reply = replies[planned.key]
+            for found in judged:
+                shortest = found.meta.get("min_solution_length")
                 shortest = shortest if isinstance(shortest, int) and not isinstance(shortest, bool) else None
-                steps = first_illegal = None
-                codes: tuple[str, ...] = ()
-                if read_status is not None:
-                    status, detail = read_status, read_detail or ""
-                else:
-                    found = executions.get(execution_key(program, instance_id, instance_meta.get("version"), plan.limits))
-                    if found is None:
-                        continue  # not executed yet
-                    _, status, detail, steps, first_illegal, issues = found
-                    codes = tuple(issue["code"] for issue in issues)
-                rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, level, instance_id, planned.sample, status,
-                                         detail, lam, _progress(steps, shortest), first_illegal, codes, steps, shortest,
-                                         reply.truncated, reply.hedged, reply.prompt_tokens, reply.completion_tokens,
+                execution = found.execution
+                steps = execution.steps_applied if execution else None
+                rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, found.level, found.instance_id,
+                                         planned.sample, found.status, found.detail, found.complexity,
+                                         _progress(steps, shortest), execution.first_illegal_step if execution else None,
+                                         tuple(issue["code"] for issue in execution.issues) if execution else (), steps,
+                                         shortest, reply.truncated, reply.hedged, reply.prompt_tokens, reply.completion_tokens,
                                          reply.reasoning_tokens))
         return rows
+
+    def _judged(self, plan: StoredPlan, readings: Mapping[str, tuple[str | None, str | None, str | None]], *,
+                outputs: bool) -> Iterator[tuple[PlannedSample, list[_Judged]]]:
+        """The one join of results (planned sample × instance × execution) that every reader of them walks: each planned
+        sample stored (`readings`: its read status, read detail and program key, by sample key), in plan order, with
+        each instance it is judged on that has a verdict: its read status where that holds, else its program's
+        execution there, found by its key (`outputs`: with what the program printed). A sample not asked yet (an
+        interrupted run, a budget) is left out, and so is an instance its program has not run on yet.
+
+        Raises:
+            KeyError: a planned instance is not stored.
+        """
+        instances = {instance_id: (level, complexity, meta) for instance_id, level, complexity, meta
+                     in self._select("instances", ("id", "level", "lambda", "meta"))}
+        printed = ("stdout", "stderr") if outputs else ()
+        executions = {}
+        for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, *output in self._select(
+                "executions", ("key", "status", "detail", "issues", "first_illegal_step", "steps_applied", "cpu_s", "wall_s",
+                               "peak_mib", *printed)):
+            stdout, stderr = output or ("", "")
+            executions[key] = (status, detail, ExecutionDetail(tuple(issues), first_illegal, steps, cpu_s, wall_s, peak_mib,
+                                                               stdout or "", stderr or ""))
+        for planned in plan.samples:
+            reading = readings.get(planned.key)
+            if reading is None:
+                continue  # not requested yet (the run was interrupted)
+            read_status, read_detail, program = reading
+            judged = []
+            for instance_id in plan.judged_on(planned):
+                level, complexity, meta = instances[instance_id]
+                if read_status is not None:
+                    judged.append(_Judged(instance_id, level, complexity, meta, read_status, read_detail or "", None))
+                elif program is not None:
+                    found = executions.get(execution_key(program, instance_id, meta, plan.limits))
+                    if found is not None:  # else not executed yet
+                        judged.append(_Judged(instance_id, level, complexity, meta, *found))
+            yield planned, judged
 
     def planned_cells(self) -> list[PlannedCell]:
         """The results the plan asks of each model × mode × puzzle × level (every planned sample on each instance it is
@@ -617,34 +645,30 @@ class Store:
             return []
         try:
             samples = self.samples(planned.key for planned in plan.samples)
-            instances = {instance_id: (level, meta.get("version"))
-                         for instance_id, level, meta in self._select("instances", ("id", "level", "meta"))}
-            executions = {key: (status, detail, ExecutionDetail(tuple(issues), first_illegal, steps, cpu_s, wall_s, peak_mib,
-                                                                stdout or "", stderr or ""))
-                          for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, stdout, stderr
-                          in self._select("executions", ("key", "status", "detail", "issues", "first_illegal_step",
-                                                         "steps_applied", "cpu_s", "wall_s", "peak_mib", "stdout", "stderr"))}
-            details = []
-            for planned in plan.samples:
-                sample = samples.get(planned.key)
-                if sample is None:
-                    continue  # not requested yet (the run was interrupted)
-                reading = sample.reading
-                judged = []
-                for instance_id in plan.judged_on(planned):
-                    level, version = instances[instance_id]
-                    if reading.status is not None:
-                        judged.append(Judgement(instance_id, level, str(reading.status), reading.detail, None))
-                    elif reading.program is not None:
-                        found = executions.get(execution_key(reading.program.key, instance_id, version, plan.limits))
-                        if found is not None:  # else not executed yet
-                            judged.append(Judgement(instance_id, level, *found))
-                # one request may stand for several planned instances that read alike (level-1 Hanoi instances often
-                # are): each entry names the instance it was planned for
-                details.append(SampleDetail(replace(sample, instance_id=planned.instance_id), tuple(judged)))
-            return shown(details)
+            readings = {key: (None if sample.reading.status is None else str(sample.reading.status), sample.reading.detail,
+                              sample.reading.program.key if sample.reading.program else None)
+                        for key, sample in samples.items()}
+            # one request may stand for several planned instances that read alike (level-1 Hanoi instances often are):
+            # each entry names the instance it was planned for
+            return shown([SampleDetail(replace(samples[planned.key], instance_id=planned.instance_id),
+                                       tuple(Judgement(found.instance_id, found.level, found.status, found.detail, found.execution)
+                                             for found in judged))
+                          for planned, judged in self._judged(plan, readings, outputs=True)])
         except (KeyError, TypeError, ValueError) as exc:
             raise self._damaged(f"its rows do not fit together ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One instance a stored sample is judged on, with its verdict, as the one join (`Store._judged`) finds it."""
+
+    instance_id: str
+    level: int
+    complexity: float | None  # the instance's scalar λ
+    meta: dict[str, Any]  # the instance's meta, as its generator made it
+    status: str
+    detail: str
+    execution: ExecutionDetail | None  # None: the reply's read status (no_code, api_error, …) holds, nothing ran
 
 
 @dataclass(frozen=True)
@@ -668,11 +692,11 @@ def _progress(steps: int | None, shortest: object) -> float | None:
 def _sample(row: tuple[Any, ...]) -> Sample:
     (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
      prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
-     format_retries, reasoning, reasoning_tokens, retried_replies, source) = row
+     format_retries, reasoning, reasoning_tokens, retried_replies, hedged, source) = row
     completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
                             server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
-    reading = Reading(Status(read_status) if read_status else None, read_detail or "", program)
+    reading = Reading(Status(read_status) if read_status else None, read_detail or "", program, hedged)
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt,
                   Sampling(params["temperature"], params["max_tokens"], params["seed"]), completion, reading, format_retries,
                   tuple(retried_replies or ()))
@@ -764,7 +788,7 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             for statement in MATCH_TABLES.split(";"):  # games: none played before
                 if statement.strip():
                     db.execute(statement)
-        else:
+        elif version == 5:
             _migrate_5_to_6(db)
         if version < 2:
             _migrate_1_to_2(db)
@@ -774,6 +798,8 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
                     db.execute(statement)
         if version < 4:
             db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
+        if version < 7:
+            _migrate_6_to_7(db)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
         db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it
@@ -800,6 +826,15 @@ def _migrate_5_to_6(db: sqlite3.Connection) -> None:
         record["usage"] = [asdict(SampleUsage.of_seat(entry["model"], game, kept)) if entry["mode"] == "instruction" else None
                            for entry, kept in zip(entries, record.get("kept", []))]
         db.execute("UPDATE matches SET record = ? WHERE key = ?", (json.dumps(record, sort_keys=True), key))
+
+
+def _migrate_6_to_7(db: sqlite3.Connection) -> None:
+    """Whether each stored reply hedged, as the modes now decide it when they read one (a reply that is not text is left
+    unhedged here, for the read boundary to name)."""
+    db.execute(MIGRATE_6_TO_7)
+    db.executemany("UPDATE samples SET hedged = 1 WHERE key = ?",
+                   [(key,) for key, response in db.execute("SELECT key, response FROM samples")
+                    if isinstance(response, str) and hedges(response)])
 
 
 def _migrate_1_to_2(db: sqlite3.Connection) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codebench.analysis.failures import CATEGORY_ORDER, HEDGES, FailureCounts, FailureMode, classify, failure_modes, hedges
+from codebench.analysis.failures import CATEGORY_ORDER, FailureCounts, FailureMode, classify, failure_modes
+from codebench.modes._hedging import HEDGES, hedges
 from codebench.types import ExecutionRow, Status
 
 STATE, CONSTRAINT, INCOMPLETE, CONFIDENT, MALFORMED = (FailureMode.STATE_INCONSISTENCY, FailureMode.CONSTRAINT_VIOLATION,

@@ -143,8 +143,9 @@ def test_a_schema_5_games_store_keeps_its_instruction_seats_tokens_and_counts_ea
     store.record_plan(StoredPlan({}, Limits(), (), {}, (planned,)), [], {})
     store.add_match(planned, record, False)
     store.close()
-    with sqlite3.connect(path) as db:  # back to version 5: no attempts column, no entries or usage in the record
+    with sqlite3.connect(path) as db:  # back to version 5: no attempts or hedged column, no entries or usage in the record
         db.execute("ALTER TABLE matches DROP COLUMN attempts")
+        db.execute("ALTER TABLE samples DROP COLUMN hedged")
         db.execute("PRAGMA user_version = 5")
     expected = [SampleUsage("a", "instruction", "cardnim", 22, 8, 2, 2)]
     reader = Store.for_reading(path)
