@@ -635,7 +635,8 @@ class Store:
 
     def sample_details(self) -> list[SampleDetail]:
         """Every stored sample of the plan, in plan order, with each instance it is judged on and the execution behind
-        that verdict: the HTML report's drill-down. Joined as `report_rows` joins, so its statuses are the report's.
+        that verdict: the HTML report's drill-down. Joined by the join `report_rows` walks (`_judged`), so its statuses are the
+        report's.
 
         Raises:
             StoreError: the rows do not fit together (a planned instance missing, a stored field not what codebench writes).

@@ -157,3 +157,27 @@ def test_a_schema_5_games_store_keeps_its_instruction_seats_tokens_and_counts_ea
     writer.add_match(planned, {**record, "usage": [None, None]}, True)  # played again, void this time
     assert writer.unplayed_games() == (1, 0) and writer.matches_settled(["k"], 2) == {"k"} and writer.matches_settled(["k"], 3) == set()
     writer.close()
+
+
+def test_a_schema_6_store_gets_whether_each_reply_hedged_from_its_text_once(tmp_path: Path) -> None:
+    """Version 7 stores whether a reply hedged, as the mode decided when it read it; a version 6 store's replies are read
+    for it by the migration: in memory for a reader (the file untouched), in place for a writer."""
+    path = tmp_path / "run.sqlite"
+    store = Store(path)
+    for key, text in (("sure", "The plan is below."), ("unsure", "I think this plan works, probably.")):
+        store.add_sample(Sample(key, "m", "http://x/v1", "instruction", "hanoi", 0, "hanoi/L1/s0", "[]", Sampling(0.0, None, 0),
+                                Completion(text, "stop", False, 5, 6, 0.1, None, None), Reading(Status.NO_ANSWER, "")))
+    store.close()
+    with sqlite3.connect(path) as db:  # back to version 6: no hedged column
+        db.execute("ALTER TABLE samples DROP COLUMN hedged")
+        db.execute("PRAGMA user_version = 6")
+    before = path.read_bytes()
+    reader = Store.for_reading(path)
+    assert {key: sample.reading.hedged for key, sample in reader.samples(["sure", "unsure"]).items()} == {
+        "sure": False, "unsure": True}
+    reader.close()
+    assert path.read_bytes() == before
+    Store(path).close()
+    with sqlite3.connect(path) as db:
+        assert dict(db.execute("SELECT key, hedged FROM samples")) == {"sure": 0, "unsure": 1}
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
