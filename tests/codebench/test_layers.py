@@ -1,5 +1,6 @@
-"""The package's shape, checked on the source: which layer may import which, where third-party code may appear,
-and that the status words are spelled in one module only."""
+"""The package's shape, checked on the source: which layer may import which (the real layers: each part one above the
+highest it imports), no import cycle, where third-party code may appear, that `run` needs nothing of `analysis`, that
+the store reads no label, and that the status words are spelled in one module only."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ import pytest
 from codebench.types import Status
 
 ROOT = Path(__file__).resolve().parents[2]
-# Lower layers never import higher ones; a package's own modules are in its layer.
+# Lower layers never import higher ones; a package's own modules are in its layer, and each part is one layer above the
+# highest part it imports (or in its layer: `run` and `games` import each other), so the table is the real one.
 LAYERS = {
-    "puzzles": 0,
-    "codebench.types": 1, "codebench.errors": 1, "codebench.keys": 1,
-    "codebench.judge": 2, "codebench.records": 2, "codebench.selftest": 2, "codebench.oracles": 2, "codebench.model": 2,
-    "codebench.sandbox": 2, "codebench.modes": 2, "codebench.analysis": 2,
-    "codebench.run": 3, "codebench.games": 3,
-    "codebench.cli": 4, "codebench.__main__": 4,
+    "puzzles": 0, "codebench.errors": 0,
+    "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
+    "codebench.keys": 2, "codebench.judge": 2, "codebench.records": 2, "codebench.costs": 2, "codebench.model": 2,
+    "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
+    "codebench.run": 4, "codebench.games": 4,
+    "codebench.cli": 5,
+    "codebench.__main__": 6,
 }
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
     "openai": ("codebench.model.client",),
@@ -83,6 +86,97 @@ def test_no_module_imports_a_higher_layer() -> None:
               for name, path in ALL for line, target in imports(name, path)
               if layer(target) is not None and layer(target) > layer(name)]  # type: ignore[operator]
     assert upward == []
+
+
+def part(module: str) -> str:
+    """The entry of LAYERS a module belongs to."""
+    return max((prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")), key=len)
+
+
+def test_each_part_sits_right_above_what_it_imports() -> None:
+    """No part is placed higher than it needs (a flattened table hides what depends on what): its layer is one above
+    the highest layer it imports, or that layer itself (parts that import each other share one); 0 if it imports none."""
+    highest: dict[str, int] = {}
+    for name, path in ALL:
+        for _, target in imports(name, path):
+            found = layer(target)
+            if found is not None and part(name) != (part(target) if target != "codebench" else target):
+                highest[part(name)] = max(highest.get(part(name), 0), found)
+    placed = {entry: level for entry, level in LAYERS.items()
+              if level not in ({highest[entry], highest[entry] + 1} if entry in highest else {0})}
+    assert placed == {}, {entry: f"layer {level}, imports up to layer {highest.get(entry)}" for entry, level in placed.items()}
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the modules it imports (function-local imports included; `from package import name` counts the
+    package, and the module `name` where it is one)."""
+    names = {name for name, _ in ALL}
+    edges: dict[str, set[str]] = {}
+    for name, path in ALL:
+        targets = set()
+        for _, target in imports(name, path):
+            while target and target not in names:  # a name imported from a module: the module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                targets.add(target)
+        edges[name] = targets
+    return edges
+
+
+def test_no_two_modules_import_each_other_even_through_others() -> None:
+    """No import cycle between modules of codebench or puzzles, through function-local imports too. A package's
+    `__init__` loading one of its own modules (a backend or a mode by name) is not counted: Python imports a package
+    before any of its modules, so each of them depends on it anyway; any other cycle is."""
+    edges = {name: {target for target in targets if not target.startswith(name + ".")} for name, targets in graph().items()}
+    cycles: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(module: str, path: list[str]) -> None:
+        if module in path:
+            cycles.append(path[path.index(module):] + [module])
+            return
+        if module in done:
+            return
+        for target in sorted(edges.get(module, ())):
+            walk(target, [*path, module])
+        done.add(module)
+
+    for module in sorted(edges):
+        walk(module, [])
+    assert [" -> ".join(cycle) for cycle in cycles] == []
+
+
+def test_run_needs_nothing_of_analysis() -> None:
+    """A run prices and budgets its requests with `codebench.costs`, below both: no module of `run`, nor any module it
+    imports (function-local imports included, `games` too), is a module of `analysis`."""
+    edges, seen = graph(), set()
+    stack = [name for name, _ in ALL if within(name, ("codebench.run",))]
+    while stack:
+        module = stack.pop()
+        if module not in seen:
+            seen.add(module)
+            stack.extend(edges.get(module, ()))
+    assert sorted(name for name in seen if within(name, ("codebench.analysis",))) == []
+
+
+TAKING_APART = {"partition", "rpartition", "split", "rsplit", "removeprefix", "removesuffix"}  # how a label is taken apart
+
+
+def test_the_store_reads_no_label() -> None:
+    """What the store hands its readers is stored as data (a game seat's model, mode and tokens: the record's entries
+    and usage): no reader takes a name apart. The one place that may is a migration, which reads this once what an
+    older schema kept only in a label (schema 5's "MODEL (MODE)" players) and stores it as data."""
+    found = []
+    for name, path in ALL:
+        if name not in ("codebench.run.store", "codebench.run._fields"):
+            continue
+        found += [f"{path.relative_to(ROOT)}:{line} imports re" for line, target in imports(name, path) if target == "re"]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        migrations = {node for function in ast.walk(tree) if isinstance(function, ast.FunctionDef)
+                      and function.name.startswith("_migrate") for node in ast.walk(function)}
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and node.attr in TAKING_APART and node not in migrations]
+    assert found == []
 
 
 TURN_LOOP = {"play", "Player", "Answer", "Forfeit"}  # what playing a game needs of puzzles.games
