@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from codebench.run.store import SCHEMA_VERSION
+
 from ..cli import run_cli
 from ..test_hostile_stores import DEEP, assert_harmless, assert_page_harmless, make_run
 from .refusal import refused
@@ -146,7 +148,7 @@ def test_an_older_run_whose_plan_is_not_what_codebench_wrote_is_one_error_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
     old = Path(shutil.copytree(Path(__file__).parents[1] / "data" / "v1_run", tmp_path / "old"))
     edit(old, ("UPDATE meta SET value = ? WHERE key = 'plan'", (plan,)))
-    refused(capsys, "report", str(old), contains="its rows cannot be brought to schema 6", inputs=(old,))
+    refused(capsys, "report", str(old), contains=f"its rows cannot be brought to schema {SCHEMA_VERSION}", inputs=(old,))
 
 
 def test_a_plan_asking_for_one_sample_twice_is_one_error_line(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
