@@ -110,9 +110,10 @@ def run(
     from ..analysis.report import RERUN, not_counted
     from ..costs import parse_price
     from ..errors import BudgetReached, RunPartial
+    from ..run.options import spec_from_options
     from ..run.pipeline import plan_summary, record_plan
     from ..run.plan import make_plan
-    from ..run.spec import load_config, spec_from_options
+    from ..run.spec import load_config
     from ..run.store import Store
 
     options = {"model": model, "mode": mode, "base_url": base_url, "api_key_env": api_key_env, "preset": preset,
@@ -521,7 +522,7 @@ def demo(
     report, its figures (OUT/plots) and its HTML page (OUT/report.html). Its cost is at an illustrative price
     (DEMO_PRICE); a real run assumes none."""
     from ..model.mock_server import start_mock_server
-    from ..run.spec import spec_from_options
+    from ..run.options import spec_from_options
     from ..run.store import Store
 
     options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,

@@ -1,8 +1,8 @@
 """A run's specification: what decides its results (and so its keys), plus where and how fast to run it.
 
-Built from a YAML config file and command-line flags (flags win), checked as a whole (`_options`, pydantic)
-before anything is written, so a bad value is a ConfigError naming it. Imports `puzzles`, `yaml` (when a file is
-read), pydantic (when options are checked), the shared types, modes and the backend names.
+Built from a YAML config file and command-line flags (flags win) by `options.spec_from_options`, checked as a whole
+(pydantic) before anything is written, so a bad value is a ConfigError naming it. Imports `puzzles`, `yaml` (when a file
+is read), the shared types, modes and the backend names; never the options module (no import cycle).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..errors import ConfigError, InputError
 from ..model.presets import Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
-from ..records import FOLDER, check_outputs, read_text
+from ..records import read_text
 from ..sandbox import BACKENDS, EXECUTORS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
@@ -339,7 +339,7 @@ def _found(get: Callable[[str], Any], name: str, option: str) -> Any:
         raise ConfigError(f"{option}: {exc}") from None
 
 
-def _merged(config: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+def merged(config: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
     """Per-puzzle parameters of the config, each key overridden by the flags' (types are `RunOptions`' to check)."""
     merged = dict(config)
     for puzzle, values in flags.items():
@@ -473,52 +473,3 @@ def _shape(data: Any) -> tuple[float, float]:
             stack.append((item, True))
             stack.extend((child, False) for child in children)
     return done[id(data)]
-
-
-def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_path: Path | None = None) -> RunSpec:
-    """Config file values (read from `config_path`), overridden by the flags given on the command line (None: not
-    given), checked as a whole; every message names the option as the user gave it, flag or config key.
-
-    Raises:
-        ConfigError: an unknown option, a value of the wrong type or range (the message names it, the value and
-            what is expected), or an option that does not apply to the run.
-        InputError: an --out that cannot be a folder to write in (`check_outputs`).
-    """
-    from ._options import RunOptions, first_problem  # deferred: pydantic loads in ~0.1 s
-
-    flags = {k: str(v) if isinstance(v, Path) else v for k, v in options.items() if v is not None}
-    given = {**config, **flags}
-    replaced = {"models"} if "model" in flags else set()
-    for key in replaced:
-        given.pop(key, None)  # the --model flag replaces the config's list
-    if isinstance(config.get("params"), dict) and isinstance(flags.get("params"), dict):  # a --param overrides one key
-        given["params"] = _merged(config["params"], flags["params"])
-    if isinstance(config.get("prices"), dict) and isinstance(flags.get("prices"), dict):  # a --price overrides one model's
-        given["prices"] = {**config["prices"], **flags["prices"]}
-    origin = Origin(str(config_path) if config_path is not None else "the config file",
-                    frozenset(set(config) - set(flags) - replaced), frozenset(given))
-    try:
-        checked = RunOptions.model_validate(given)
-    except ValueError as exc:
-        raise ConfigError(first_problem(exc, given, origin)) from None
-    check_outputs([(origin.name("out"), Path(checked.out), FOLDER)])
-    levels = parse_range(checked.levels, origin.name("levels"), min(puzzles.LEVELS), max(puzzles.LEVELS)) \
-        if isinstance(checked.levels, str) else checked.levels
-    secret_option = origin.name("game_secret_file")
-    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), secret_option).strip()
-    if secret is not None and len(secret) < MIN_SECRET:
-        raise ConfigError(f"{secret_option} {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
-                          f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
-    game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)  # ranges checked by RunOptions
-    return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
-                   preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
-                   instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
-                   max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
-                   max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
-                   executor=checked.executor, ray_address=checked.ray_address,
-                   format_retries=checked.format_retries, request=checked.request, params=checked.params,
-                   games=checked.game_names(levels), opponents=checked.opponent_names(), history=checked.history,
-                   legal_hint=checked.legal_hint, game_limits=game_limits, game_secret=secret, out=Path(checked.out),
-                   prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
-                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
-                   request_timeout=checked.request_timeout, max_retries=checked.max_retries, origin=origin)

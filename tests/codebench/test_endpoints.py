@@ -86,7 +86,7 @@ def test_presentation_parameters_reach_both_modes_on_the_same_instances(tmp_path
 def test_the_readme_config_is_a_valid_run_config() -> None:
     import yaml
 
-    from codebench.run.spec import spec_from_options
+    from codebench.run.options import spec_from_options
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("Several models from several endpoints", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]

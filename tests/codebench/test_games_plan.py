@@ -12,8 +12,9 @@ import pytest
 
 from codebench.analysis.games import build_games_report
 from codebench.errors import ConfigError
+from codebench.run.options import spec_from_options
 from codebench.run.plan import make_plan
-from codebench.run.spec import RunSpec, spec_from_options
+from codebench.run.spec import RunSpec
 from codebench.types import GameRow
 from puzzles import UnknownPuzzleError
 from puzzles.games import Answer, Game, StrategyPlayer, game_names, get_game, play

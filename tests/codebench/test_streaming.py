@@ -24,7 +24,7 @@ from codebench.model.client import DEFAULT_PATIENCE, REASONING_FIELDS, ModelClie
 from codebench.model.mock_server import THINKER, start_mock_server
 from codebench.model.presets import PRESETS, THINK_TAGS, Endpoint, Patience, Preset, resolve_endpoint
 from codebench.oracles import oracle_source
-from codebench.run.spec import spec_from_options
+from codebench.run.options import spec_from_options
 from codebench.run.store import Store
 from codebench.types import Completion
 

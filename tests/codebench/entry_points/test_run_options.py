@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench.run._options import ModelOption, PriceOption, RunOptions
+from codebench.run.options import ModelOption, PriceOption, RunOptions
 
 from ..cli import run_cli
 from .refusal import refused

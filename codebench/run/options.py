@@ -3,23 +3,30 @@
 `samples: 2.5`, `seed: x`, `levels: 1`, `base_url: [a]` or an unknown key are refused naming the option as the user
 gave it (its flag, or its key in the config file, a `models:` entry by its place and name), the value and what the
 option takes, in words derived from its type and bounds (or its `description` where the type says too little).
-Defaults are RunSpec's. Imports pydantic, the spec and the limits.
+Defaults are RunSpec's; `spec_from_options` builds the RunSpec from a config and the flags. Imports pydantic, the spec
+and the limits (the spec never imports this module: pydantic loads only for a run that is built).
 """
 
 from __future__ import annotations
 
 import types
+from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 
+import puzzles
+
+from ..costs import Price
+from ..errors import ConfigError
 from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
 from ..modes import MODES
+from ..records import FOLDER, check_outputs, read_text
 from ..sandbox import BACKENDS, EXECUTORS, MAX_WORKERS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
-from .spec import ALL, BOTH, MAX_COUNT, MAX_SEED, OPPONENTS, ModelSpec, Origin, RunSpec
+from .spec import ALL, BOTH, MAX_COUNT, MAX_SEED, MIN_SECRET, OPPONENTS, ModelSpec, Origin, RunSpec, limits_from, merged, parse_range
 
 STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 KINDS: dict[Any, str] = {int: "a whole number", float: "a number", str: "text", bool: "true or false", dict: "a mapping"}
@@ -205,3 +212,50 @@ def _shown(value: Any) -> str:
     whole = isinstance(value, float) and value.is_integer()  # 1e9 as 1000000000, not 1e+09; nan and inf as written
     text = str(int(value)) if whole else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_path: Path | None = None) -> RunSpec:
+    """Config file values (read from `config_path`), overridden by the flags given on the command line (None: not
+    given), checked as a whole; every message names the option as the user gave it, flag or config key.
+
+    Raises:
+        ConfigError: an unknown option, a value of the wrong type or range (the message names it, the value and
+            what is expected), or an option that does not apply to the run.
+        InputError: an --out that cannot be a folder to write in (`check_outputs`).
+    """
+    flags = {k: str(v) if isinstance(v, Path) else v for k, v in options.items() if v is not None}
+    given = {**config, **flags}
+    replaced = {"models"} if "model" in flags else set()
+    for key in replaced:
+        given.pop(key, None)  # the --model flag replaces the config's list
+    if isinstance(config.get("params"), dict) and isinstance(flags.get("params"), dict):  # a --param overrides one key
+        given["params"] = merged(config["params"], flags["params"])
+    if isinstance(config.get("prices"), dict) and isinstance(flags.get("prices"), dict):  # a --price overrides one model's
+        given["prices"] = {**config["prices"], **flags["prices"]}
+    origin = Origin(str(config_path) if config_path is not None else "the config file",
+                    frozenset(set(config) - set(flags) - replaced), frozenset(given))
+    try:
+        checked = RunOptions.model_validate(given)
+    except ValueError as exc:
+        raise ConfigError(first_problem(exc, given, origin)) from None
+    check_outputs([(origin.name("out"), Path(checked.out), FOLDER)])
+    levels = parse_range(checked.levels, origin.name("levels"), min(puzzles.LEVELS), max(puzzles.LEVELS)) \
+        if isinstance(checked.levels, str) else checked.levels
+    secret_option = origin.name("game_secret_file")
+    secret = None if checked.game_secret_file is None else read_text(Path(checked.game_secret_file), secret_option).strip()
+    if secret is not None and len(secret) < MIN_SECRET:
+        raise ConfigError(f"{secret_option} {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
+                          f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
+    game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)  # ranges checked by RunOptions
+    return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
+                   preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
+                   instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
+                   max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
+                   max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
+                   executor=checked.executor, ray_address=checked.ray_address,
+                   format_retries=checked.format_retries, request=checked.request, params=checked.params,
+                   games=checked.game_names(levels), opponents=checked.opponent_names(), history=checked.history,
+                   legal_hint=checked.legal_hint, game_limits=game_limits, game_secret=secret, out=Path(checked.out),
+                   prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
+                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
+                   request_timeout=checked.request_timeout, max_retries=checked.max_retries, origin=origin)
