@@ -19,6 +19,7 @@ from ..errors import EXIT_USAGE, CodebenchError
 from ..types import one_line
 from . import _interrupt
 from ._check import check
+from ._export import export
 from ._games import play
 from ._mock import mock_server_command
 from ._puzzles import puzzles_app
@@ -39,6 +40,7 @@ app.command()(run)
 app.command()(report)
 app.command()(compare)
 app.command()(demo)
+app.command()(export)
 app.command("mock-server")(mock_server_command)
 
 

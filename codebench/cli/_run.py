@@ -9,8 +9,6 @@ and the model client are imported inside the commands.
 from __future__ import annotations
 
 import json
-import os
-from collections import Counter
 from collections.abc import Sequence
 from contextlib import ExitStack, nullcontext
 from dataclasses import asdict
@@ -25,6 +23,7 @@ from rich.text import Text
 
 from ..errors import InputError
 from ..records import FILE, FOLDER, check_outputs, open_output
+from ..run.results import DATABASE, joined, once, run_database
 from ..types import harmless
 from ._interrupt import interruptible
 from ._params import puzzle_params
@@ -37,11 +36,10 @@ if TYPE_CHECKING:
     from ..run.plan import Plan
     from ..run.spec import RunSpec
     from ..run.store import Store
-    from ..types import ExecutionRow, GameRow, SampleUsage
+    from ..types import SampleUsage
 
 console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
-DATABASE = "run.sqlite"
 FORMATS = ("table", "md", "csv", "json")
 PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n
 DEMO_PRICE = "1/4"  # the demo's mock model: $1 per million prompt tokens, $4 per million completion tokens (illustrative)
@@ -256,7 +254,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
     samples = max(store.samples_per_question() for store in stores)
     ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    rows, games = _joined(stores)
+    rows, games = joined(stores)
     usages = [store.usage() for store in stores]
     report = build_report(rows, ks, games=games, usages=[usage for used in usages for usage in used],
                           prices=_prices(stores, prices or {}, usages),
@@ -347,54 +345,6 @@ def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[S
     return {**prices, **given}
 
 
-def _joined(stores: Sequence[Store]) -> tuple[list[ExecutionRow], list[GameRow]]:
-    """The rows and the games of every run, each result once: a game whose seats are all built-in players (ref against
-    random) is the same game in every run played under one secret, whatever its models, so it is counted once.
-
-    Raises:
-        InputError: a run given twice (one directory under two names, or two holding the same samples by content key:
-            a copy, or the same requests asked again), two runs holding one model in one mode (their cells would merge),
-            or games played under different secrets (the same seed is another setup).
-    """
-    from ..games.plan import BUILTINS
-
-    _once([store.path for store in stores])
-    owners: dict[str, Path] = {}  # the content key of each planned sample and model-seated game -> its run's directory
-    holders: dict[tuple[str, str], Path] = {}
-    rows: list[ExecutionRow] = []
-    games: dict[str, GameRow] = {}
-    secrets: dict[str, Path] = {}
-    for store in stores:
-        folder = store.path.parent
-        plan, secret = store.plan(), store.games_secret() or ""  # a game is its key's setup under its run's secret
-        keys = [] if plan is None else [*(s.key for s in plan.samples),
-                                        *(f"{m.key}:{secret}" for m in plan.matches if not set(m.players) <= set(BUILTINS))]
-        shared = Counter(owners[key] for key in set(keys) if key in owners)
-        if shared:
-            other, count = shared.most_common(1)[0]
-            raise InputError(f"{other} and {folder} hold the same samples ({count} content keys in common: one is a copy of "
-                             "the other, or asks the same requests again): give each run once")
-        owners.update(dict.fromkeys(keys, folder))
-        found_rows = store.report_rows()
-        for model, mode in sorted({(row.model, row.mode) for row in found_rows}):
-            if holders.setdefault((model, mode), folder) != folder:
-                raise InputError(f"{holders[model, mode]} and {folder} both hold {model} in {mode} mode: report them one at "
-                                 "a time, or pair them with `codebench compare`")
-        rows += found_rows
-        stored_games = store.game_rows()
-        if stored_games:
-            secrets.setdefault(stored_games[0].secret, folder)
-        for game in stored_games:
-            games.setdefault(game.key, game)
-    if len(secrets) > 1:  # seed s is another setup under another secret: pooled, the games would not be the same games
-        from ..keys import secret_fingerprint
-
-        raise InputError("these runs played their games under different secrets (" + ", ".join(
-            f"{folder}: {secret_fingerprint(secret)}" for secret, folder in secrets.items()) + "), so their seeds are "
-            "different setups: report them one by one, or play them again with one --game-secret-file")
-    return rows, list(games.values())
-
-
 def compare(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (each holds run.sqlite).")],
     a: Annotated[Optional[str], typer.Option("--a", help="Side A: MODEL:MODE, or N/MODEL:MODE for the N-th run.")] = None,
@@ -409,9 +359,9 @@ def compare(
 
     if fmt not in ("table", "json"):
         raise InputError(f"--format {fmt!r}: choose table, json")
-    databases = [_database(folder) for folder in run_dirs]
+    databases = [run_database(folder) for folder in run_dirs]
     check_outputs([("-o", output, FILE)], _store_files(databases))
-    _once(databases)
+    once(databases)
     runs, keys = [], []
     for database in databases:
         store = Store.for_reading(database)
@@ -456,27 +406,9 @@ def _planned_keys(store: Store) -> dict[tuple[str, str], frozenset[str]]:
     return {side: frozenset(found) for side, found in keys.items()}
 
 
-def _once(databases: Sequence[Path]) -> None:
-    """Refuse a run directory given twice, under one name or two (a link, another spelling of the path)."""
-    seen: dict[tuple[int, int], Path] = {}
-    for database in databases:
-        found = os.stat(database)
-        first = seen.get((found.st_dev, found.st_ino))
-        if first is not None:
-            raise InputError(f"{database.parent} is given twice: give each run once" if first == database else
-                             f"{first.parent} and {database.parent} are one run directory given twice: give each run once")
-        seen[(found.st_dev, found.st_ino)] = database
-
-
 def _store_files(databases: Sequence[Path]) -> list[Path]:
     """The files a store is: its database, and SQLite's log and index beside it (an output there would lose commits)."""
     return [database.with_name(database.name + suffix) for database in databases for suffix in ("", "-wal", "-shm")]
-
-
-def _database(folder: Path) -> Path:
-    if not (folder / DATABASE).is_file():
-        raise InputError(f"{folder} holds no {DATABASE}: give the --out directory of a run")
-    return folder / DATABASE
 
 
 def report(
@@ -501,7 +433,7 @@ def report(
     if section is not None and section not in SECTIONS:
         raise InputError(f"--section {section!r}: choose one of {', '.join(SECTIONS)}")
     prices = dict(map(parse_price, price or ()))
-    databases = [_database(folder) for folder in run_dirs]
+    databases = [run_database(folder) for folder in run_dirs]
     check_outputs([("-o", output, FILE), ("--plots", plots, FOLDER), ("--html", html, FILE)], _store_files(databases))
     with ExitStack() as opened:
         stores = []
