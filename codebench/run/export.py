@@ -31,7 +31,7 @@ from .results import EXPORT_EXTRA, KINDS, LoadedRun, RunExecution, RunSample
 FORMATS = ("jsonl", "csv", "parquet", "inspect")
 FOLDERS = ("csv", "parquet", "inspect")  # the formats written as a folder of files
 INSPECT_EXTRA = "pip install codebench-puzzles[inspect]"
-SCORER = "legal"  # the inspect score's name: C when the result is legal
+SCORER = str(Status.LEGAL)  # the inspect score's name: C when the result is legal
 
 
 def outputs(loaded: LoadedRun, fmt: str, folder: Path) -> list[Path]:

@@ -62,7 +62,8 @@ class RunSample:
     """One planned request: in instruction mode a model × puzzle × instance × sample, in code mode a model × puzzle ×
     sample (`instance_id` None: its program is judged on every instance of its puzzle, see `RunExecution`). The
     verdicts are the executions' rows; a sample with a `read_status` (no_code, no_answer, api_error, …) has it on every
-    instance it is judged on. Fields from `response` on are None while it is not asked."""
+    instance it is judged on. A code-mode game's strategy (`puzzle` a game) is judged on no instance: its results are
+    the games its program plays. Fields from `base_url` on are None while it is not asked."""
 
     run: str  # the run directory, as given
     sample_id: int  # its position in its run's plan: what its executions name
