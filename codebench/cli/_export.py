@@ -11,13 +11,13 @@ from rich.console import Console
 
 from ..errors import InputError
 from ..records import FILE, FOLDER, check_outputs, open_output
-from ..run.results import once, run_database
+from ..run.export import FOLDERS, FORMATS, outputs, require, write_folder, write_jsonl
+from ..run.results import load_run, once, run_database
 from ..types import harmless
 from ._interrupt import interruptible
 from ._run import _store_files
 
 status = Console(stderr=True, soft_wrap=True)
-FORMATS = ("jsonl", "csv", "parquet", "inspect")
 
 
 def export(
@@ -30,9 +30,6 @@ def export(
 ) -> None:
     """Every planned sample, each result of a sample on an instance, every game, the usage and the instances, one row
     each, as the report counts them: a row it does not count says why in `not_counted`. The runs are only read."""
-    from ..run.export import FOLDERS, outputs, write_folder, write_jsonl
-    from ..run.results import load_run
-
     if to not in FORMATS:
         raise InputError(f"--to {to!r}: choose {', '.join(FORMATS)}")
     if to in FOLDERS and output is None:
@@ -41,6 +38,7 @@ def export(
     inputs = _store_files(databases)
     check_outputs([("-o", output, FOLDER if to in FOLDERS else FILE)], inputs)
     once(databases)
+    require(to)
     loaded = load_run(*run_dirs)
     if to not in FOLDERS:
         with interruptible("the rows written so far are kept whole: export again"), open_output(output, inputs, option="-o") as out:

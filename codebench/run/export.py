@@ -59,10 +59,7 @@ def write_folder(loaded: LoadedRun, fmt: str, folder: Path, inputs: Sequence[Pat
         InputError: the format's library is not installed, or a file cannot be written.
     """
     files = outputs(loaded, fmt, folder)
-    if fmt == "parquet":
-        _require("pyarrow", EXPORT_EXTRA)
-    if fmt == "inspect":
-        _require("inspect_ai", INSPECT_EXTRA)
+    require(fmt)
     folder.mkdir(parents=True, exist_ok=True)
     if fmt == "inspect":
         for path, log in zip(files, inspect_logs(loaded)):
@@ -78,12 +75,17 @@ def write_folder(loaded: LoadedRun, fmt: str, folder: Path, inputs: Sequence[Pat
     return files
 
 
-def _require(module: str, extra: str) -> None:
-    """Raises: InputError, naming the extra, when `module` cannot be imported."""
-    try:
-        __import__(module)
-    except ImportError:
-        raise InputError(f"this format needs {module}: {extra}") from None
+LIBRARIES = {"parquet": ("pyarrow", EXPORT_EXTRA), "inspect": ("inspect_ai", INSPECT_EXTRA)}  # format -> (module, extra)
+
+
+def require(fmt: str) -> None:
+    """Raises: InputError, naming the extra to install, when the library `fmt` is written with cannot be imported."""
+    if fmt in LIBRARIES:
+        module, extra = LIBRARIES[fmt]
+        try:
+            __import__(module)
+        except ImportError:
+            raise InputError(f"this format needs {module}: {extra}") from None
 
 
 def _fields(row: Any) -> dict[str, Any]:
