@@ -60,7 +60,10 @@ def write_folder(loaded: LoadedRun, fmt: str, folder: Path, inputs: Sequence[Pat
     """
     files = outputs(loaded, fmt, folder)
     require(fmt)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot make the folder -o {folder}: {exc.strerror or exc}") from None
     if fmt == "inspect":
         for path, log in zip(files, inspect_logs(loaded)):
             _write_log(log, path, inputs)
