@@ -41,7 +41,8 @@ def test_a_folder_format_needs_its_folder(run_dir: Path, capsys: pytest.CaptureF
     ("jsonl", "run.sqlite", "is also an input"), ("jsonl", "run.sqlite-wal", "is also an input"), ("jsonl", ".", "is a directory"),
     ("csv", "run.sqlite", "is not a directory"),
     ("csv", "/proc/nonexistent/f", "cannot make the folder -o /proc/nonexistent/f")])  # an absolute target stays as it is
-def test_an_output_over_an_input_or_where_none_can_be(run_dir: Path, capsys: pytest.CaptureFixture[str], fmt: str, target: str, message: str) -> None:
+def test_an_output_over_an_input_or_where_none_can_be(run_dir: Path, capsys: pytest.CaptureFixture[str], fmt: str, target: str,
+                                                       message: str) -> None:
     refused(capsys, "export", str(run_dir), "--to", fmt, "-o", str(run_dir / target), contains=message, inputs=(run_dir,))
 
 
