@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..types import ExecutionRow, GameRow, Status, harmless
+from ..types import INFRASTRUCTURE_STATUSES, ExecutionRow, GameRow, harmless
 from ._fields import shown
 
 if TYPE_CHECKING:
@@ -369,9 +369,10 @@ def _requests(run: str, part: _Part) -> tuple[list[RunSample], list[RunExecution
     samples, executions = [], []
     for sample_id, planned in enumerate(plan.samples):
         judged = plan.judged_on(planned)
+        level = levels.get(planned.instance_id) if planned.instance_id is not None else None  # instruction mode's
         if planned.key not in stored:
             samples.append(RunSample(run, sample_id, planned.key, planned.model, planned.mode, planned.puzzle,
-                                     planned.instance_id, levels.get(planned.instance_id or ""), planned.sample, NOT_ASKED))
+                                     planned.instance_id, level, planned.sample, NOT_ASKED))
             executions += [RunExecution(run, sample_id, planned.model, planned.mode, planned.puzzle, levels.get(instance_id),
                                         instance_id, planned.sample, None, "", NOT_ASKED) for instance_id in judged]
             continue
@@ -381,8 +382,8 @@ def _requests(run: str, part: _Part) -> tuple[list[RunSample], list[RunExecution
         read_status = None if reading.status is None else str(reading.status)
         samples.append(RunSample(
             run, sample_id, planned.key, planned.model, planned.mode, planned.puzzle, planned.instance_id,
-            levels.get(planned.instance_id or ""), planned.sample,
-            infrastructure(read_status) if read_status is not None and _infrastructure(read_status) else None,
+            level, planned.sample,
+            infrastructure(read_status) if read_status in INFRASTRUCTURE_STATUSES else None,
             found.base_url, found.prompt, found.sampling.temperature, found.sampling.max_tokens, found.sampling.seed,
             completion.text, completion.reasoning, completion.finish_reason, completion.truncated, completion.prompt_tokens,
             completion.completion_tokens, completion.reasoning_tokens, completion.latency_s, completion.server_model,
@@ -398,15 +399,10 @@ def _requests(run: str, part: _Part) -> tuple[list[RunSample], list[RunExecution
             ran = judgements[instance_id].execution if instance_id in judgements else None
             executions.append(RunExecution(
                 run, sample_id, row.model, row.mode, row.puzzle, row.level, row.instance_id, row.sample, row.status,
-                row.detail, infrastructure(row.status) if _infrastructure(row.status) else None, row.complexity,
+                row.detail, infrastructure(row.status) if row.status in INFRASTRUCTURE_STATUSES else None, row.complexity,
                 row.progress, row.first_illegal_step, row.steps_applied, row.shortest, row.issue_codes, ran is not None,
                 *((ran.cpu_s, ran.wall_s, ran.peak_mib) if ran is not None else ())))
     return samples, executions
-
-
-def _infrastructure(status: str) -> bool:
-    """Whether a stored status says nothing about the model (an unknown word, from an older store, is counted)."""
-    return status in {str(known) for known in Status if known.is_infrastructure}
 
 
 def _games(run: str, part: _Part) -> list[RunGame]:
