@@ -20,7 +20,6 @@ from typing import Any
 import puzzles
 from puzzles.games import new_secret
 
-from .. import __version__
 from ..costs import Price, request_cost, stored_prices, total_usage
 from ..errors import BudgetReached, ConfigError, SandboxError
 from ..games.chat import ask_strategy
@@ -44,6 +43,7 @@ from ..types import (
     Status,
     Task,
 )
+from ..version import __version__
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan

@@ -19,12 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # Lower layers never import higher ones; a package's own modules are in its layer, and each part is one layer above the
 # highest part it imports (or in its layer: `run` and `games` import each other), so the table is the real one.
 LAYERS = {
-    "puzzles": 0, "codebench.errors": 0,
+    "puzzles": 0, "codebench.errors": 0, "codebench.version": 0,
     "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
     "codebench.keys": 2, "codebench.judge": 2, "codebench.records": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
-    "codebench.cli": 5,
+    "codebench.cli": 5, "codebench": 5,  # the package's own __init__: the public API, loaded on first use
     "codebench.__main__": 6,
 }
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
@@ -64,8 +64,6 @@ def imports(name: str, path: Path) -> Iterator[tuple[int, str]]:
 
 
 def layer(module: str) -> int | None:
-    if module == "codebench":
-        return 1  # the package's own __init__: its version, nothing else
     matches = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
     return LAYERS[max(matches, key=len)] if matches else None
 
