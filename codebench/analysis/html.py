@@ -26,20 +26,16 @@ import base64
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, ExecutionDetail, GameRow, SampleDetail, Status, harmless
-from .games import RATING_HEADER, RATINGS_TITLE, SCORE_HEADER, SCORES_TITLE, pool_title, rating_rows, score_rows
-from .metrics import CellMetrics
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
-from .report import LEGEND, Report, analysis_sections, cell_columns, cell_values, headline, notes
-from .sections import Section
+from .report import LEGEND, REGISTRY, Report, headline, notes
 
 CLIP = 4096  # characters kept of each output stream, detail and issue list (the head and the tail, half each)
 PAGE = 100  # rows of the sample list drawn at once, and of a sample's executions
-NUMERIC = ' class="num"'
 PROGRAM_TITLES = {"code": "extracted program", "instruction": "parsed answer"}  # what a mode's judged text is
 
 
@@ -54,15 +50,12 @@ EXECUTION_FIELDS = ("issues", "first_illegal_step", "steps_applied", "cpu_s", "w
 def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[str, str], games: Sequence[GameRow] = ()) -> str:
     """The whole page: `report`'s tables, `figures` (name → SVG markup without prolog), the drill-down of `samples` and
     the replays of `games`."""
-    analyses = {name: section for name, section in analysis_sections(report).items() if section.rows}
     partial = ' class="summary partial"' if report.partial else ' class="summary"'
+    links = [*(link for entry in REGISTRY for link in entry.links(report)), ("plots", "plots"), ("samples", "samples")]
     body = [f'<header><h1>codebench report{" (PARTIAL)" if report.partial else ""}</h1><p{partial}>{escape(headline(report))}</p>'
             + "".join(f"<p>{escape(line)}</p>" for line in notes(report)),
-            '<nav><a href="#cells">cells</a>'
-            + "".join(f' <a href="#analysis-{name}">{escape(name)}</a>' for name in analyses)
-            + (' <a href="#games">games</a> <a href="#replays">replays</a>' if report.games is not None else "")
-            + ' <a href="#plots">plots</a> <a href="#samples">samples</a></nav></header>',
-            _cells(report), *map(_analysis, analyses.values()), _games(report), _figures(figures), SAMPLES_SECTION,
+            "<nav>" + " ".join(f'<a href="#{anchor}">{escape(label)}</a>' for anchor, label in links) + "</nav></header>",
+            *(entry.in_html(report) for entry in REGISTRY), _figures(figures), SAMPLES_SECTION,
             REPLAYS_SECTION if games else "",
             "<footer><ul>" + "".join(f"<li>{escape(line)}</li>" for line in LEGEND) + "</ul></footer>",
             f'<script type="application/json" id="codebench-data">{_script_json(_drill_down(samples, games))}</script>',
@@ -74,42 +67,6 @@ def render_html(report: Report, samples: Sequence[SampleDetail], figures: dict[s
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>codebench report</title>\n'
             f"<style>{STYLE}{_status_colours()}</style>\n</head>\n<body>\n" + "\n".join(part for part in body if part)
             + "\n</body>\n</html>\n")
-
-
-# -- the tables: the text report's, escaped ------------------------------------------------------------------------
-def _html_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: range) -> str:
-    """A table of formatted values; the `numeric` columns right-aligned."""
-    def line(values: Sequence[str], tag: str) -> str:
-        return "<tr>" + "".join(f"<{tag}{NUMERIC if i in numeric else ''}>{escape(v)}</{tag}>" for i, v in enumerate(values)) + "</tr>"
-    return (f"<table><thead>{line(header, 'th')}</thead><tbody>" + "".join(line(row, "td") for row in rows)
-            + "</tbody></table>")
-
-
-def _cells(report: Report) -> str:
-    groups: dict[tuple[str, str], list[CellMetrics]] = {}
-    for cell in report.cells:
-        groups.setdefault((cell.model, cell.mode), []).append(cell)
-    header = ["puzzle", *cell_columns(report)]
-    tables = [f"<h3>{escape(model)} · {escape(mode)}</h3>"
-              + _html_table(header, ([c.puzzle, *cell_values(report, c)] for c in cells),
-                            numeric=range(1, len(header) - 2))
-              for (model, mode), cells in groups.items()]
-    return '<section id="cells"><h2>Cells</h2>' + ("".join(tables) or "<p>no results yet</p>") + "</section>"
-
-
-def _analysis(section: Section) -> str:
-    return (f'<section id="analysis-{escape(section.name)}"><h2>{escape(section.name)}</h2><p>{escape(section.title)}</p>'
-            + _html_table(section.header, section.rows, numeric=range(section.numeric_from, len(section.header))) + "</section>")
-
-
-def _games(report: Report) -> str:
-    if report.games is None:
-        return ""
-    pools = "".join(f"<h3>{escape(pool_title(pool))}</h3>" + _html_table(RATING_HEADER, rating_rows(pool), numeric=range(1, 5))
-                    for pool in report.games.ratings)
-    return (f'<section id="games"><h2>Games</h2><p>{escape(f"{report.games.games} games played. {SCORES_TITLE}.")}</p>'
-            + _html_table(SCORE_HEADER, score_rows(report.games), numeric=range(3, 7))
-            + f"<h3>Ratings</h3><p>{escape(RATINGS_TITLE)}.</p>{pools}</section>")
 
 
 def _figures(figures: dict[str, str]) -> str:

@@ -15,9 +15,10 @@ import io
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from html import escape
+from typing import Any, ClassVar
 
 from ..costs import Price
 from ..errors import InputError
@@ -58,16 +59,13 @@ from .metrics import (
     trace_grades,
 )
 from .optimality import Difficulty, Optimality, difficulty_table, optimality
-from .sections import Section, align, md_table, number, rate
+from .sections import Section, align, html_table, md_table, number, rate
 from .usage import CostLine, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
 FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
           "best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances",
           "pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more")
-SECTIONS = ("cells", "collapse", "levels", "failures", "traces", "cross-task", "correlations", "tokens", "token-correlation",
-            "cost", "optimality", "difficulty", "games")
-BRIEF = ("collapse",)  # what `codebench run` prints after the cells
 RERUN = "run the same `codebench run` command again (same --out) to retry what is missing; finished work is kept"
 
 
@@ -173,26 +171,38 @@ class Report:
         return bool(self.totals.infra_counts) or any(run.partial for run in self.coverage)
 
 
+@dataclass(frozen=True)
+class Sources:
+    """What a report is computed from: the runs' rows and games, their requests' usage (cost at `prices`), the planned
+    instances' reference metrics, the results their plans ask of each cell; `boot` resamples for the intervals, `seed`."""
+
+    rows: Sequence[ExecutionRow]
+    ks: Sequence[int]
+    boot: int
+    seed: int
+    games: Sequence[GameRow]
+    usages: Sequence[SampleUsage]
+    prices: Mapping[str, Price]
+    facts: Sequence[InstanceFacts]
+    planned: Sequence[PlannedCell]
+
+
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
-                 games: Sequence[GameRow] = (), usages: Sequence[SampleUsage] = (), prices: dict[str, Price] | None = None,
+                 games: Sequence[GameRow] = (), usages: Sequence[SampleUsage] = (), prices: Mapping[str, Price] | None = None,
                  facts: Sequence[InstanceFacts] = (), scopes: Sequence[RunScope] = ()) -> Report:
-    """Every analysis of one set of rows, the stored requests' usage (cost, at `prices`), the planned instances'
-    reference metrics (difficulty), the stored games, and what each run's plan asked for (`scopes`: without them
-    nothing is known to be missing)."""
+    """Every section of one set of rows (REGISTRY: the cells and each analysis), the stored requests' usage (cost, at
+    `prices`), the planned instances' reference metrics (difficulty), the stored games, and what each run's plan asked
+    for (`scopes`: without them nothing is known to be missing)."""
+    sources = Sources(rows, ks, boot, seed, games, usages, prices or {}, facts, [cell for scope in scopes for cell in scope.planned])
+    built = {field: value for entry in REGISTRY for field, value in entry.build(sources).items()}
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
     executions = sum(counted.values())
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER),
                     counted[Status.LEGAL] / len(rows) if rows else math.nan)
-    cells = tuple(cell_metrics(rows, ks, [cell for scope in scopes for cell in scope.planned]))
-    return Report(check_ks(ks), cells, tuple(collapse_thresholds(rows, boot=boot, seed=seed)), totals,
-                  tuple(trace_grades(rows)), build_games_report(games, seed=seed) if games else None,
-                  tuple(collapse_regimes(rows)), tuple(global_curve(rows)), tuple(failure_modes(rows)),
-                  tuple(success_matrix(rows)), tuple(task_correlations(rows)), tuple(token_stats(rows)),
-                  tuple(token_correlations(rows)), tuple(cost_lines(usages, prices or {})) if usages else (),
-                  tuple(optimality(rows)), tuple(difficulty_table(facts)), tuple(_coverage(scope, cells) for scope in scopes),
-                  tuple(fewer_instances(facts)))
+    return Report(ks=check_ks(ks), totals=totals, coverage=tuple(_coverage(scope, built["cells"]) for scope in scopes),
+                  fewer_instances=tuple(fewer_instances(facts)), **built)
 
 
 def _coverage(scope: RunScope, cells: Sequence[CellMetrics]) -> Coverage:
@@ -215,26 +225,9 @@ def fewer_instances(facts: Sequence[InstanceFacts]) -> list[FewerInstances]:
             if sum(ids.values()) > len(ids)]
 
 
-def analysis_sections(report: Report) -> dict[str, Section]:
-    """The analyses after the cells, by --section name, in the report's order."""
-    return {
-        "collapse": sections.collapse_section(report.thresholds, report.regimes),
-        "levels": sections.levels_section(report.levels),
-        "failures": sections.failures_section(report.failures),
-        "traces": sections.traces_section(report.traces),
-        "cross-task": sections.matrix_section(report.success),
-        "correlations": sections.correlations_section(report.correlations),
-        "tokens": sections.tokens_section(report.tokens),
-        "token-correlation": sections.token_correlation_section(report.token_correlations),
-        "cost": sections.cost_section(report.costs),
-        "optimality": sections.optimality_section(report.optimality),
-        "difficulty": sections.difficulty_section(report.difficulty),
-    }
-
-
 def render_report(report: Report, fmt: str, section: str | None = None, *, brief: bool = False) -> str:
-    """The report as text in `fmt` (table, md, csv or json); only the analysis `section` if one is named; `brief`: the
-    table of the cells and the collapse only, naming the other sections.
+    """The report as text in `fmt` (table, md, csv or json); only the `section` if one is named; `brief`: the table of
+    the brief sections only (the cells, the collapse, the games), naming the others.
 
     Raises:
         InputError: an unknown format or section.
@@ -243,25 +236,8 @@ def render_report(report: Report, fmt: str, section: str | None = None, *, brief
     if fmt not in renderers:
         raise InputError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")
     if section is not None:
-        return _one_section(report, fmt, section)
+        return sections.render_section(registered(section).render(report), fmt, _plain)
     return _table(report, brief=True) if brief and fmt == "table" else renderers[fmt](report)
-
-
-def _one_section(report: Report, fmt: str, name: str) -> str:
-    if name not in SECTIONS:
-        raise InputError(f"--section {name!r}: choose one of {', '.join(SECTIONS)}")
-    if name == "cells":
-        found = Section("cells", "the cells: one row per model × mode × puzzle × level",
-                        ("model", "mode", "puzzle", *cell_columns(report)),
-                        tuple((c.model, c.mode, c.puzzle, *cell_values(report, c)) for c in report.cells),
-                        tuple(sections.flat(c) for c in report.cells), 3)
-    elif name == "games":
-        scores = report.games.scores if report.games is not None else ()
-        found = Section("games", SCORES_TITLE, tuple(SCORE_HEADER), tuple(tuple(row) for row in score_rows(report.games))
-                        if report.games is not None else (), tuple(sections.flat(s) for s in scores), 3)
-    else:
-        found = analysis_sections(report)[name]
-    return sections.render_section(found, fmt, _plain)
 
 
 def mix(counts: dict[str, int]) -> str:
@@ -332,22 +308,9 @@ def cell_values(report: Report, cell: CellMetrics) -> list[str]:
 
 def _table(report: Report, brief: bool = False) -> str:
     lines = [headline(report), *notes(report)]
-    groups: dict[tuple[str, str], list[CellMetrics]] = {}
-    for cell in report.cells:
-        groups.setdefault((cell.model, cell.mode), []).append(cell)
-    for (model, mode), cells in groups.items():
-        header = ["puzzle", *cell_columns(report)]
-        body = [[c.puzzle, *cell_values(report, c)] for c in cells]
-        lines += ["", f"{model} · {mode}", *align([header, *body], numeric=range(1, len(header) - 2))]
-    for name, section in analysis_sections(report).items():
-        if section.rows and (not brief or name in BRIEF):
-            lines += ["", *sections.table_lines(section)]
-    if report.games is not None:
-        lines += ["", f"games: {report.games.games} played", SCORES_TITLE,
-                  *align([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7))]
-        lines += ["", RATINGS_TITLE]
-        for pool in report.games.ratings:
-            lines += ["", pool_title(pool), *align([RATING_HEADER, *rating_rows(pool)], numeric=range(1, 5))]
+    for entry in REGISTRY:
+        if entry.brief or not brief:
+            lines += entry.in_table(report)
     lines += ["", *LEGEND]
     if brief:
         lines += ["", f"more: codebench report RUN_DIR --section NAME, NAME one of {', '.join(SECTIONS)}"]
@@ -356,18 +319,9 @@ def _table(report: Report, brief: bool = False) -> str:
 
 def _markdown(report: Report) -> str:
     lines = [f"# codebench report{' (PARTIAL)' if report.partial else ''}", "", headline(report), "",
-             *(line for note in notes(report) for line in (note, "")), "## Cells", ""]
-    header = ["model", "mode", "puzzle", *cell_columns(report)]
-    lines += md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c)] for c in report.cells])
-    for section in analysis_sections(report).values():
-        if section.rows:
-            lines += ["", *sections.md_lines(section)]
-    if report.games is not None:
-        lines += ["", "## Games", "", f"{report.games.games} games played. {SCORES_TITLE}.", ""]
-        lines += md_table(SCORE_HEADER, score_rows(report.games))
-        lines += ["", "## Ratings", "", RATINGS_TITLE + "."]
-        for pool in report.games.ratings:
-            lines += ["", f"### {pool_title(pool)}", "", *md_table(RATING_HEADER, rating_rows(pool))]
+             *(line for note in notes(report) for line in (note, ""))]
+    for entry in REGISTRY:
+        lines += entry.in_md(report)
     lines += ["", *(f"- {line}" for line in LEGEND)]
     return "\n".join(lines) + "\n"
 
@@ -378,52 +332,222 @@ def _number(value: float | None) -> str:
 
 def _csv(report: Report) -> str:
     """One row per cell at full precision; its group's λ* repeated on every level; empty where nothing was counted.
-    The games, then each analysis, follow as further tables, each after one empty line (`--section` gives one alone)."""
-    seen = {s for c in report.cells for s in (*c.status_counts, *c.infra_counts)}
-    statuses = [*COUNTED_STATUSES, *sorted(seen - set(COUNTED_STATUSES) - INFRASTRUCTURE_STATUSES), *INFRASTRUCTURE_ORDER]
-    thresholds = {(t.model, t.mode, t.puzzle): t for t in report.thresholds}
+    What each run did not count, the games, then each analysis, follow as further tables, each after one empty line
+    (`--section` gives one alone)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions", "legal_rate",
-                     "legal_rate_low", *(f"pass@{k}" for k in report.ks), "oracle_best_of_n", "best_sample_mean", *statuses,
-                     "missing", "partial", "lambda_star", "lambda_low", "lambda_high"])
-    for c in report.cells:
-        counts = {**c.status_counts, **c.infra_counts}
-        t = thresholds.get((c.model, c.mode, c.puzzle))
-        writer.writerow([c.model, c.mode, c.puzzle, c.level, _number(c.mean_complexity), c.instances, c.samples, c.executions,
+    for entry in sorted(REGISTRY, key=lambda entry: entry.csv_named):  # the unnamed tables (cells, games) first
+        writer.writerows(entry.in_csv(report))
+    return out.getvalue()
+
+
+# -- the sections: each declared once, in REGISTRY ------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReportSection:
+    """One section of the report: its --section `name` and `help` line (the CLI's help lists them), `build` (the Report
+    fields it fills, from the runs' sources) and `render` (its title, formatted table and records: what --section NAME
+    prints, in every format). The whole report shows it in each format through the methods below, in REGISTRY's order,
+    and only where it has rows (records in CSV); the cells and the games have shapes of their own there (subclasses)."""
+
+    name: str
+    help: str
+    build: Callable[[Sources], dict[str, Any]]
+    render: Callable[[Report], Section]
+    brief: bool = False  # shown in the brief table `codebench run` prints after a run
+
+    csv_named: ClassVar[bool] = True  # in CSV, a `section:NAME` row and its records, after the unnamed tables
+
+    def in_table(self, report: Report) -> list[str]:
+        found = self.render(report)
+        return ["", *sections.table_lines(found)] if found.rows else []
+
+    def in_md(self, report: Report) -> list[str]:
+        found = self.render(report)
+        return ["", *sections.md_lines(found)] if found.rows else []
+
+    def in_csv(self, report: Report) -> list[list[Any]]:
+        found = self.render(report)
+        return [[], [f"section:{found.name}"], *sections.csv_rows(found)] if found.records else []
+
+    def in_html(self, report: Report) -> str:
+        found = self.render(report)
+        return sections.html_section(found) if found.rows else ""
+
+    def links(self, report: Report) -> list[tuple[str, str]]:
+        """(anchor, label) of each part it adds to the HTML page, for the page's navigation."""
+        return [(f"analysis-{self.name}", self.name)] if self.render(report).rows else []
+
+
+def _cell_groups(report: Report) -> dict[tuple[str, str], list[CellMetrics]]:
+    groups: dict[tuple[str, str], list[CellMetrics]] = {}
+    for cell in report.cells:
+        groups.setdefault((cell.model, cell.mode), []).append(cell)
+    return groups
+
+
+class CellsSection(ReportSection):
+    """The cells: one table per model × mode in the text and on the page, one table in markdown and CSV; CSV adds what
+    each run did not count and the levels of fewer distinct instances (the text says them under its headline)."""
+
+    csv_named = False
+
+    def in_table(self, report: Report) -> list[str]:
+        lines = []
+        for (model, mode), cells in _cell_groups(report).items():
+            header = ["puzzle", *cell_columns(report)]
+            body = [[c.puzzle, *cell_values(report, c)] for c in cells]
+            lines += ["", f"{model} · {mode}", *align([header, *body], numeric=range(1, len(header) - 2))]
+        return lines
+
+    def in_md(self, report: Report) -> list[str]:
+        header = ["model", "mode", "puzzle", *cell_columns(report)]
+        return ["## Cells", "", *md_table(header, [[c.model, c.mode, c.puzzle, *cell_values(report, c)] for c in report.cells])]
+
+    def in_csv(self, report: Report) -> list[list[Any]]:
+        seen = {s for c in report.cells for s in (*c.status_counts, *c.infra_counts)}
+        statuses = [*COUNTED_STATUSES, *sorted(seen - set(COUNTED_STATUSES) - INFRASTRUCTURE_STATUSES), *INFRASTRUCTURE_ORDER]
+        thresholds = {(t.model, t.mode, t.puzzle): t for t in report.thresholds}
+        rows: list[list[Any]] = [["model", "mode", "puzzle", "level", "mean_complexity", "instances", "samples", "executions",
+                                  "legal_rate", "legal_rate_low", *(f"pass@{k}" for k in report.ks), "oracle_best_of_n",
+                                  "best_sample_mean", *statuses, "missing", "partial", "lambda_star", "lambda_low", "lambda_high"]]
+        for c in report.cells:
+            counts = {**c.status_counts, **c.infra_counts}
+            t = thresholds.get((c.model, c.mode, c.puzzle))
+            rows.append([c.model, c.mode, c.puzzle, c.level, _number(c.mean_complexity), c.instances, c.samples, c.executions,
                          _number(c.legal_rate), _number(c.legal_low), *(_number(c.pass_at.get(k)) for k in report.ks),
                          _number(c.oracle_best_of_n), _number(c.best_sample_mean), *(counts.get(s, 0) for s in statuses),
                          c.missing, int(c.partial), *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
-    if report.coverage:  # what each run did not count: a table after one empty line
-        writer.writerow([])
-        writer.writerow(["section:coverage"])
-        writer.writerow(["run", "partial", *INFRASTRUCTURE_ORDER, "missing", "games_void", "games_missing", "cells"])
-        for run in report.coverage:
-            writer.writerow([run.run, int(run.partial), *(run.infra_counts.get(s, 0) for s in INFRASTRUCTURE_ORDER), run.missing,
-                             run.games_void, run.games_missing, cell_names(run.cells)])
-    if report.fewer_instances:
-        writer.writerow([])
-        writer.writerow(["section:fewer-instances"])
-        writer.writerow(["puzzle", "level", "distinct", "seeds"])
-        writer.writerows([f.puzzle, f.level, f.distinct, f.seeds] for f in report.fewer_instances)
-    if report.games is not None:  # a second table, after one empty line: one row per game × level × player
-        writer.writerow([])
-        writer.writerow(["game", "level", "player", "games", "raw_mean", "normalized", "pool_normalized", "wins", "draws",
-                         "losses", "bt_rating", "bt_low", "bt_high", "elo_puzzleplex", "tokens_per_game"])
+        if report.coverage:  # what each run did not count
+            rows += [[], ["section:coverage"],
+                     ["run", "partial", *INFRASTRUCTURE_ORDER, "missing", "games_void", "games_missing", "cells"],
+                     *([run.run, int(run.partial), *(run.infra_counts.get(s, 0) for s in INFRASTRUCTURE_ORDER), run.missing,
+                        run.games_void, run.games_missing, cell_names(run.cells)] for run in report.coverage)]
+        if report.fewer_instances:
+            rows += [[], ["section:fewer-instances"], ["puzzle", "level", "distinct", "seeds"],
+                     *([f.puzzle, f.level, f.distinct, f.seeds] for f in report.fewer_instances)]
+        return rows
+
+    def in_html(self, report: Report) -> str:
+        header = ["puzzle", *cell_columns(report)]
+        tables = [f"<h3>{escape(model)} · {escape(mode)}</h3>"
+                  + html_table(header, ([c.puzzle, *cell_values(report, c)] for c in cells), numeric=range(1, len(header) - 2))
+                  for (model, mode), cells in _cell_groups(report).items()]
+        return '<section id="cells"><h2>Cells</h2>' + ("".join(tables) or "<p>no results yet</p>") + "</section>"
+
+    def links(self, report: Report) -> list[tuple[str, str]]:
+        return [("cells", "cells")]
+
+
+def _cells_section(report: Report) -> Section:
+    return Section("cells", "the cells: one row per model × mode × puzzle × level", ("model", "mode", "puzzle", *cell_columns(report)),
+                   tuple((c.model, c.mode, c.puzzle, *cell_values(report, c)) for c in report.cells),
+                   tuple(sections.flat(c) for c in report.cells), 3)
+
+
+class GamesSection(ReportSection):
+    """The games, when a run played any: the scores, then each pool's ratings (in CSV, one row per game × level × player
+    with its ratings, right after the cells); the page links their replays."""
+
+    csv_named = False
+
+    def in_table(self, report: Report) -> list[str]:
+        if report.games is None:
+            return []
+        lines = ["", f"games: {report.games.games} played", SCORES_TITLE,
+                 *align([SCORE_HEADER, *score_rows(report.games)], numeric=range(3, 7)), "", RATINGS_TITLE]
+        for pool in report.games.ratings:
+            lines += ["", pool_title(pool), *align([RATING_HEADER, *rating_rows(pool)], numeric=range(1, 5))]
+        return lines
+
+    def in_md(self, report: Report) -> list[str]:
+        if report.games is None:
+            return []
+        lines = ["", "## Games", "", f"{report.games.games} games played. {SCORES_TITLE}.", "",
+                 *md_table(SCORE_HEADER, score_rows(report.games)), "", "## Ratings", "", RATINGS_TITLE + "."]
+        for pool in report.games.ratings:
+            lines += ["", f"### {pool_title(pool)}", "", *md_table(RATING_HEADER, rating_rows(pool))]
+        return lines
+
+    def in_csv(self, report: Report) -> list[list[Any]]:
+        if report.games is None:
+            return []
+        rows: list[list[Any]] = [[], ["game", "level", "player", "games", "raw_mean", "normalized", "pool_normalized", "wins",
+                                      "draws", "losses", "bt_rating", "bt_low", "bt_high", "elo_puzzleplex", "tokens_per_game"]]
         pools = {pool.game: {rating.player: rating for rating in pool.ratings} for pool in report.games.ratings}
         elo = {pool.game: pool.elo for pool in report.games.ratings}
         for score in report.games.scores:
             rating = pools.get(score.game, {}).get(score.player)
-            writer.writerow([score.game, score.level, score.player, score.games, _number(score.raw), _number(score.normalized),
-                             _number(score.pool_normalized), score.wins, score.draws, score.losses,
-                             *(_number(getattr(rating, f, None)) for f in ("rating", "low", "high")),
-                             _number(elo.get(score.game, {}).get(score.player)), _number(score.tokens)])
-    for section in analysis_sections(report).values():  # then each analysis with records: a name row, its table
-        if section.records:
-            writer.writerow([])
-            writer.writerow([f"section:{section.name}"])
-            writer.writerows(sections.csv_rows(section))
-    return out.getvalue()
+            rows.append([score.game, score.level, score.player, score.games, _number(score.raw), _number(score.normalized),
+                         _number(score.pool_normalized), score.wins, score.draws, score.losses,
+                         *(_number(getattr(rating, f, None)) for f in ("rating", "low", "high")),
+                         _number(elo.get(score.game, {}).get(score.player)), _number(score.tokens)])
+        return rows
+
+    def in_html(self, report: Report) -> str:
+        if report.games is None:
+            return ""
+        pools = "".join(f"<h3>{escape(pool_title(pool))}</h3>" + html_table(RATING_HEADER, rating_rows(pool), numeric=range(1, 5))
+                        for pool in report.games.ratings)
+        return (f'<section id="games"><h2>Games</h2><p>{escape(f"{report.games.games} games played. {SCORES_TITLE}.")}</p>'
+                + html_table(SCORE_HEADER, score_rows(report.games), numeric=range(3, 7))
+                + f"<h3>Ratings</h3><p>{escape(RATINGS_TITLE)}.</p>{pools}</section>")
+
+    def links(self, report: Report) -> list[tuple[str, str]]:
+        return [("games", "games"), ("replays", "replays")] if report.games is not None else []
+
+
+def _games_section(report: Report) -> Section:
+    scores = report.games.scores if report.games is not None else ()
+    return Section("games", SCORES_TITLE, tuple(SCORE_HEADER), tuple(tuple(row) for row in score_rows(report.games))
+                   if report.games is not None else (), tuple(sections.flat(s) for s in scores), 3)
+
+
+REGISTRY: tuple[ReportSection, ...] = (
+    CellsSection("cells", "per model × mode × puzzle × level: legal rate, pass@k, failures, what was not counted",
+                 lambda s: {"cells": tuple(cell_metrics(s.rows, s.ks, s.planned))}, _cells_section, brief=True),
+    ReportSection("collapse", "λ* with its interval, the segmented fit and the regimes' rates per model × mode × puzzle",
+                  lambda s: {"thresholds": tuple(collapse_thresholds(s.rows, boot=s.boot, seed=s.seed)),
+                             "regimes": tuple(collapse_regimes(s.rows))},
+                  lambda r: sections.collapse_section(r.thresholds, r.regimes), brief=True),
+    ReportSection("levels", "the mean legal rate by level over every model × mode × puzzle",
+                  lambda s: {"levels": tuple(global_curve(s.rows))}, lambda r: sections.levels_section(r.levels)),
+    ReportSection("failures", "the failure modes of the non-legal results",
+                  lambda s: {"failures": tuple(failure_modes(s.rows))}, lambda r: sections.failures_section(r.failures)),
+    ReportSection("traces", "how far failing trajectories got", lambda s: {"traces": tuple(trace_grades(s.rows))},
+                  lambda r: sections.traces_section(r.traces)),
+    ReportSection("cross-task", "the legal rate of each model and mode on each puzzle",
+                  lambda s: {"success": tuple(success_matrix(s.rows))}, lambda r: sections.matrix_section(r.success)),
+    ReportSection("correlations", "whether success on one puzzle predicts success on another",
+                  lambda s: {"correlations": tuple(task_correlations(s.rows))},
+                  lambda r: sections.correlations_section(r.correlations)),
+    ReportSection("tokens", "the tokens of passes and of fails", lambda s: {"tokens": tuple(token_stats(s.rows))},
+                  lambda r: sections.tokens_section(r.tokens)),
+    ReportSection("token-correlation", "token length against correctness",
+                  lambda s: {"token_correlations": tuple(token_correlations(s.rows))},
+                  lambda r: sections.token_correlation_section(r.token_correlations)),
+    ReportSection("cost", "the tokens and cost of the stored requests",
+                  lambda s: {"costs": tuple(cost_lines(s.usages, s.prices)) if s.usages else ()},
+                  lambda r: sections.cost_section(r.costs)),
+    ReportSection("optimality", "plan lengths of the passes against the minimal ones",
+                  lambda s: {"optimality": tuple(optimality(s.rows))}, lambda r: sections.optimality_section(r.optimality)),
+    ReportSection("difficulty", "reference metrics per puzzle × level, and weak level steps",
+                  lambda s: {"difficulty": tuple(difficulty_table(s.facts))}, lambda r: sections.difficulty_section(r.difficulty)),
+    GamesSection("games", "the games' scores and ratings",
+                 lambda s: {"games": build_games_report(s.games, seed=s.seed) if s.games else None}, _games_section, brief=True),
+)
+SECTIONS = tuple(entry.name for entry in REGISTRY)  # what --section takes, in the report's order
+
+
+def registered(name: str) -> ReportSection:
+    """The section `name` (--section NAME).
+
+    Raises:
+        InputError: no section is called that (the message lists them).
+    """
+    for entry in REGISTRY:
+        if entry.name == name:
+            return entry
+    raise InputError(f"--section {name!r}: choose one of {', '.join(SECTIONS)}")
 
 
 def _plain(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """The report's analyses as named sections: one title, one table of formatted cells, and the records behind it.
 
-`codebench report --section NAME` prints one; the full report prints them all after the cells. Tables and markdown
-show the formatted cells; CSV and JSON the records at full precision (a dict field becomes one column per key).
+`codebench report --section NAME` prints one; the full report prints them all after the cells. Tables, markdown and the
+HTML page show the formatted cells; CSV and JSON the records at full precision (a dict field becomes one column per key).
 Pure functions; imports the standard library and the analyses' record types.
 """
 
@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
+from html import escape
 from typing import Any
 
 from .collapse import RELIABLE_RATE, CollapseRegime, LevelMean
@@ -21,6 +22,8 @@ from .failures import FailureCounts
 from .metrics import CollapseThreshold, TraceGrade
 from .optimality import Difficulty, Optimality, weak_steps
 from .usage import CostLine, TokenCorrelation, TokenStats
+
+NUMERIC = ' class="num"'  # an HTML cell right-aligned
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,19 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 def md_lines(section: Section) -> list[str]:
     body = md_table(section.header, section.rows) if section.rows else ["(nothing to show in this run)"]
     return [f"## {section.name}", "", section.title[0].upper() + section.title[1:] + ".", "", *body]
+
+
+def html_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: range) -> str:
+    """A table of formatted values, escaped; the `numeric` columns right-aligned."""
+    def line(values: Sequence[str], tag: str) -> str:
+        return "<tr>" + "".join(f"<{tag}{NUMERIC if i in numeric else ''}>{escape(v)}</{tag}>" for i, v in enumerate(values)) + "</tr>"
+    return (f"<table><thead>{line(header, 'th')}</thead><tbody>" + "".join(line(row, "td") for row in rows)
+            + "</tbody></table>")
+
+
+def html_section(section: Section) -> str:
+    return (f'<section id="analysis-{escape(section.name)}"><h2>{escape(section.name)}</h2><p>{escape(section.title)}</p>'
+            + html_table(section.header, section.rows, numeric=range(section.numeric_from, len(section.header))) + "</section>")
 
 
 def _cell(value: Any) -> Any:
