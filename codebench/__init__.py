@@ -5,22 +5,24 @@ the run, the store and the reports with it."""
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .reports import compare, report
     from .run.results import LoadedRun, load_run
 
-__all__ = ["LoadedRun", "__version__", "load_run"]
+_HOMES = {"LoadedRun": ".run.results", "load_run": ".run.results", "compare": ".reports", "report": ".reports"}
+__all__ = sorted(["__version__", *_HOMES])
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("LoadedRun", "load_run"):
-        from .run import results
-        return getattr(results, name)
-    raise AttributeError(f"module 'codebench' has no attribute {name!r}")
+    if name not in _HOMES:
+        raise AttributeError(f"module 'codebench' has no attribute {name!r}")
+    return getattr(import_module(_HOMES[name], __name__), name)
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return __all__

@@ -227,11 +227,27 @@ def paired_bootstrap(instances: list[list[tuple[bool, bool]]], boot: int, seed: 
     return cuts[0], cuts[-1]
 
 
+FORMATS = ("table", "json")
 FLIPS_SHOWN = 20  # the table lists this many flipped pairs; --format json lists them all
 
 
+def check_format(fmt: str) -> None:
+    """Refuse a format the comparison is not written in, before any work.
+
+    Raises:
+        InputError: neither table nor json.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+
+
 def render_comparison(comparison: Comparison, fmt: str) -> str:
-    """The comparison as a plain-text table or as JSON (`fmt`: table or json)."""
+    """The comparison as a plain-text table or as JSON (`fmt`: table or json).
+
+    Raises:
+        InputError: another format.
+    """
+    check_format(fmt)
     if fmt == "json":
         return json.dumps(asdict(comparison), indent=2, ensure_ascii=False, default=str) + "\n"
     a, b = comparison.a, comparison.b

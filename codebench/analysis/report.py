@@ -232,12 +232,23 @@ def render_report(report: Report, fmt: str, section: str | None = None, *, brief
     Raises:
         InputError: an unknown format or section.
     """
-    renderers: dict[str, Callable[[Report], str]] = {"table": _table, "md": _markdown, "csv": _csv, "json": _json}
-    if fmt not in renderers:
-        raise InputError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")
+    check_rendering(fmt, section)
     if section is not None:
         return sections.render_section(registered(section).render(report), fmt, _plain)
+    renderers: dict[str, Callable[[Report], str]] = {"table": _table, "md": _markdown, "csv": _csv, "json": _json}
     return _table(report, brief=True) if brief and fmt == "table" else renderers[fmt](report)
+
+
+def check_rendering(fmt: str, section: str | None = None) -> None:
+    """Refuse a format or a section the report does not have, before any work.
+
+    Raises:
+        InputError: an unknown format or section (the message lists them).
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
+    if section is not None:
+        registered(section)
 
 
 def mix(counts: dict[str, int]) -> str:

@@ -12,10 +12,9 @@ from rich.console import Console
 from ..errors import InputError
 from ..records import FILE, FOLDER, check_outputs, open_output
 from ..run.export import FOLDERS, FORMATS, outputs, require, write_folder, write_jsonl
-from ..run.results import load_run, once, run_database
+from ..run.results import databases, load_run, once, store_files
 from ..types import harmless
 from ._interrupt import interruptible
-from ._run import _store_files
 
 status = Console(stderr=True, soft_wrap=True)
 
@@ -34,12 +33,11 @@ def export(
         raise InputError(f"--to {to!r}: choose {', '.join(FORMATS)}")
     if to in FOLDERS and output is None:
         raise InputError(f"--to {to} writes a folder of files: give it with -o FOLDER")
-    databases = [run_database(folder) for folder in run_dirs]
-    inputs = _store_files(databases)
+    inputs = store_files(run_dirs)
     check_outputs([("-o", output, FOLDER if to in FOLDERS else FILE)], inputs)
-    once(databases)
+    once(databases(run_dirs))
     require(to)
-    loaded = load_run(*run_dirs)
+    loaded = load_run(run_dirs)
     if to not in FOLDERS:
         with interruptible("the rows written so far are kept whole: export again"), open_output(output, inputs, option="-o") as out:
             count = write_jsonl(loaded, out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import ExitStack, nullcontext
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -21,9 +21,12 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from ..analysis.report import REGISTRY, check_rendering
 from ..errors import InputError
 from ..records import FILE, FOLDER, check_outputs, open_output
-from ..run.results import DATABASE, joined, once, run_database
+from ..reports import compare as compare_runs
+from ..reports import stores_report
+from ..run.results import DATABASE, opened, store_files
 from ..types import harmless
 from ._interrupt import interruptible
 from ._params import puzzle_params
@@ -36,12 +39,10 @@ if TYPE_CHECKING:
     from ..run.plan import Plan
     from ..run.spec import RunSpec
     from ..run.store import Store
-    from ..types import SampleUsage
 
 console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
-FORMATS = ("table", "md", "csv", "json")
-PASS_AT = (2, 5, 10, 20, 32)  # reported beside pass@1 and pass@n, where k ≤ n
+SECTION_HELP = "Print one section only: " + "; ".join(f"{entry.name} ({entry.help})" for entry in REGISTRY) + "."
 DEMO_PRICE = "1/4"  # the demo's mock model: $1 per million prompt tokens, $4 per million completion tokens (illustrative)
 
 
@@ -249,27 +250,17 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
                   html: Path | None = None, *, section: str | None = None, prices: dict[str, Price] | None = None,
                   brief: bool = False) -> Report:
     """The report of `stores` as text in `fmt` (None: none) on stdout or into `output`, and the figures and the HTML
-    page where asked for; returned. Costs use each run's stored price table, `prices` (label → Price) over it."""
-    from ..analysis.report import RunScope, build_report, render_report
-
-    samples = max(store.samples_per_question() for store in stores)
-    ks = sorted({1, max(samples, 1), *(k for k in PASS_AT if k <= samples)})
-    rows, games = joined(stores)
-    usages = [store.usage() for store in stores]
-    report = build_report(rows, ks, games=games, usages=[usage for used in usages for usage in used],
-                          prices=_prices(stores, prices or {}, usages),
-                          facts=[fact for store in stores for fact in store.instance_facts()],
-                          scopes=[RunScope(harmless(str(store.path.parent)), tuple(store.planned_cells()), *store.unplayed_games())
-                                  for store in stores])
+    page where asked for; returned. Costs use each run's stored price table, `prices` (label → Price) over it; `brief`:
+    the table `codebench run` prints after a run."""
     # the page's samples are read with the rest, before anything is written: a damaged store refuses the report whole
-    details = [detail for store in stores for detail in store.sample_details()] if html is not None else []
+    found = stores_report(stores, prices=prices, samples=html is not None)
     inputs = [store.path for store in stores]
     asked = [f"{option} {path}" for option, path in (("-o", output if fmt else None), ("--plots", plots), ("--html", html))
              if path is not None]
     left, said = list(asked), []  # what is not written yet; what was, said once all is (an error stays one line)
     try:
         if fmt is not None:
-            text = render_report(report, fmt, section, brief=brief)
+            text = found.render(fmt, section, brief=brief)
             if output is None:
                 console.print(text, highlight=False, markup=False, soft_wrap=True)
             else:
@@ -282,16 +273,13 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
 
             left[0] += " (in part)"  # each figure is whole, the new or the old
             try:
-                files = write_plots(report, plots)
+                files = write_plots(found.report, plots)
             except OSError as exc:
                 raise InputError(f"cannot write the plots into {plots}: {exc.strerror or exc}") from None
             said.append(f"plots written: {len(files)} files in {plots}")
             left.pop(0)
         if html is not None:
-            from ..analysis.html import render_html
-            from ..analysis.plots import figure_svgs
-
-            page = render_html(report, details, figure_svgs(report), games)
+            page = found.html()
             with open_output(html, inputs, option="--html") as out:
                 out.write(page)
             said.append(f"html report written: {html}")
@@ -305,44 +293,7 @@ def _print_report(stores: Sequence[Store], fmt: str | None, output: Path | None,
         raise InputError(f"{exc}; written before it: {', '.join(done)}" if done else str(exc)) from None
     for line in said:
         status.print(harmless(line), highlight=False, markup=False)
-    return report
-
-
-def _prices(stores: Sequence[Store], given: dict[str, Price], usages: Sequence[Sequence[SampleUsage]]) -> dict[str, Price]:
-    """Each model's price: the one given (--price), else the one its run stored (a later run's over an earlier one's).
-    Labels are taken as the report shows them (`harmless`), as its usage holds them.
-
-    Raises:
-        InputError: a --price for a model the runs do not hold (`run` refuses it too), or a stored price table that is not
-            what codebench writes where no --price replaces it (the line names the run and the prices to give).
-    """
-    from ..costs import stored_prices
-
-    held = []
-    for store, used in zip(stores, usages):
-        plan = store.plan()
-        held.append(sorted({*map(harmless, plan.base_urls if plan is not None else ()), *(usage.model for usage in used)}))
-    known = sorted({model for models in held for model in models})
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise InputError(f"--price {harmless(unknown[0])}: no model of these runs is called that (models: {', '.join(known)})")
-    prices: dict[str, Price] = {}
-    for store, models in zip(stores, held):
-        try:
-            table = {harmless(label): price for label, price in stored_prices(store.prices()).items()}
-        except ValueError:
-            unpriced = [model for model in models if model not in given]
-            if unpriced:
-                raise InputError(f"{store.path.parent}: its price table is not what codebench writes: give --price "
-                                 f"MODEL=INPUT/OUTPUT for each of its models without one ({', '.join(unpriced)})") from None
-            continue
-        for label, price in table.items():
-            if price is None and label not in given:
-                raise InputError(f"{store.path.parent}: its price for {label} is not what codebench writes: give --price "
-                                 f"{label}=INPUT/OUTPUT")
-            if price is not None:
-                prices[label] = price
-    return {**prices, **given}
+    return found.report
 
 
 def compare(
@@ -353,62 +304,18 @@ def compare(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Paired comparison of two sides on their shared instances: difference, bootstrap interval, McNemar, flips."""
-    from ..analysis.compare import check_sides, render_comparison
-    from ..analysis.compare import compare as paired
-    from ..run.store import Store
+    from ..analysis.compare import check_format
 
-    if fmt not in ("table", "json"):
-        raise InputError(f"--format {fmt!r}: choose table, json")
-    databases = [run_database(folder) for folder in run_dirs]
-    check_outputs([("-o", output, FILE)], _store_files(databases))
-    once(databases)
-    runs, keys = [], []
-    for database in databases:
-        store = Store.for_reading(database)
-        try:
-            runs.append(store.report_rows())
-            keys.append(_planned_keys(store))
-        finally:
-            store.close()
-    side_a, side_b = _sides(runs, a, b)
-    check_sides(runs, keys, side_a, side_b)
-    text = render_comparison(paired(runs, side_a, side_b), fmt)
+    check_format(fmt)
+    inputs = store_files(run_dirs)
+    check_outputs([("-o", output, FILE)], inputs)
+    text = compare_runs(run_dirs, a, b, format=fmt)
     if output is None:
         console.print(text, highlight=False, markup=False, soft_wrap=True)
         return
-    with open_output(output, databases) as out:
+    with open_output(output, inputs) as out:
         out.write(text)
     status.print(f"comparison written: {output}", highlight=False, markup=False)
-
-
-def _sides(runs: list[Any], a: str | None, b: str | None) -> tuple[Any, Any]:
-    """The sides the user named; by default, on one run holding one model in both modes, instruction against code."""
-    from ..analysis.compare import Side, sides_found
-
-    if a is not None and b is not None:
-        return Side.parse(a, "--a", len(runs)), Side.parse(b, "--b", len(runs))
-    if a is not None or b is not None:
-        raise InputError("give both --a and --b, or neither (one run with one model in both modes)")
-    found = sorted({(row.model, row.mode) for rows in runs for row in rows})
-    models = {model for model, _ in found}
-    if len(runs) == 1 and len(models) == 1 and {mode for _, mode in found} >= {"instruction", "code"}:
-        model = models.pop()
-        return Side(model, "instruction"), Side(model, "code")
-    raise InputError(f"name the sides with --a and --b (sides found: {sides_found(runs)})")
-
-
-def _planned_keys(store: Store) -> dict[tuple[str, str], frozenset[str]]:
-    """The run's planned sample keys per model and mode: what tells two sides' samples apart."""
-    plan = store.plan()
-    keys: dict[tuple[str, str], set[str]] = {}
-    for planned in plan.samples if plan is not None else ():  # sides as the rows show them
-        keys.setdefault((harmless(planned.model), harmless(planned.mode)), set()).add(planned.key)
-    return {side: frozenset(found) for side, found in keys.items()}
-
-
-def _store_files(databases: Sequence[Path]) -> list[Path]:
-    """The files a store is: its database, and SQLite's log and index beside it (an output there would lose commits)."""
-    return [database.with_name(database.name + suffix) for database in databases for suffix in ("", "-wal", "-shm")]
 
 
 def report(
@@ -417,29 +324,17 @@ def report(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
     plots: Annotated[Optional[Path], typer.Option(help="Also draw the figures (PNG and SVG) into this folder.")] = None,
     html: Annotated[Optional[Path], typer.Option(help="Also write one self-contained HTML page, every sample included.")] = None,
-    section: Annotated[Optional[str], typer.Option(help="Print one analysis only: cells, collapse, levels, failures, traces, "
-                                                       "cross-task, correlations, tokens, token-correlation, cost, optimality, "
-                                                       "difficulty or games.")] = None,
+    section: Annotated[Optional[str], typer.Option(help=SECTION_HELP)] = None,
     price: Annotated[Optional[list[str]], typer.Option(
         "--price", help="MODEL=INPUT/OUTPUT: US dollars per million tokens, over the run's own (repeatable).")] = None,
 ) -> None:
     """Metrics of one or more runs, computed from their stored rows only (the run directories are only read)."""
-    from ..analysis.report import SECTIONS
     from ..costs import parse_price
-    from ..run.store import Store
 
-    if fmt not in FORMATS:
-        raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
-    if section is not None and section not in SECTIONS:
-        raise InputError(f"--section {section!r}: choose one of {', '.join(SECTIONS)}")
+    check_rendering(fmt, section)
     prices = dict(map(parse_price, price or ()))
-    databases = [run_database(folder) for folder in run_dirs]
-    check_outputs([("-o", output, FILE), ("--plots", plots, FOLDER), ("--html", html, FILE)], _store_files(databases))
-    with ExitStack() as opened:
-        stores = []
-        for database in databases:
-            stores.append(Store.for_reading(database))
-            opened.callback(stores[-1].close)
+    check_outputs([("-o", output, FILE), ("--plots", plots, FOLDER), ("--html", html, FILE)], store_files(run_dirs))
+    with opened(run_dirs) as stores:
         _print_report(stores, fmt, output, plots, html, section=section, prices=prices)
 
 

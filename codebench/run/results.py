@@ -1,7 +1,7 @@
 """A run's results as typed rows, for Python and for `codebench export`: what the report counts, one row per thing it
 counts, with what it does not count present and marked.
 
-`load_run(*run_dirs)` reads one run, or several joined as `codebench report` joins them (`joined`: a run given twice,
+`load_run(runs)` reads one run, or several joined as `codebench report` joins them (`joined`: a run given twice,
 or two holding one model in one mode, is refused; a game of built-in players only, the same game in every run played
 under one secret, is counted once), through the store's own readers, so every status is the report's. Five kinds of
 rows (`KINDS`), each a frozen dataclass whose docstring says what it is a row of:
@@ -30,7 +30,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from .store import Store
 
 DATABASE = "run.sqlite"  # a run directory's database
+Runs = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]  # one run directory, or several
 NOT_ASKED = "not asked yet: the run was interrupted or a budget held it (re-running its command asks it)"
 NOT_RUN = "not judged yet: its program has not run on this instance (re-running the run's command runs it)"
 VOID = "void: the sandbox or the endpoint broke it (re-running the run's command plays it again)"
@@ -224,37 +226,58 @@ def _values(row: Any) -> list[Any]:
     return [getattr(row, field.name) for field in dataclasses.fields(row)]
 
 
-def load_run(*run_dirs: str | os.PathLike[str]) -> LoadedRun:
+def load_run(runs: Runs) -> LoadedRun:
     """Read one run directory, or several joined as `codebench report` joins them; nothing is written.
 
     Raises:
         InputError: no run directory given, one without a run.sqlite, a run given twice, runs that cannot be joined.
         StoreError: a run database that cannot be read, or is damaged.
     """
-    from contextlib import ExitStack
-
-    from .store import Store
-
-    if not run_dirs:
-        raise InputError("give the directory of a run (its --out)")
-    databases = [run_database(Path(folder)) for folder in run_dirs]
-    with ExitStack() as opened:
-        stores = []
-        for database in databases:
-            stores.append(Store.for_reading(database))
-            opened.callback(stores[-1].close)
+    with opened(runs) as stores:
         return _loaded(stores)
 
 
-def run_database(folder: Path) -> Path:
-    """The database of the run directory `folder`.
+def databases(runs: Runs) -> list[Path]:
+    """Each run directory's database.
 
     Raises:
-        InputError: it holds none.
+        InputError: no run directory, or one that holds no run.sqlite.
     """
-    if not (folder / DATABASE).is_file():
-        raise InputError(f"{folder} holds no {DATABASE}: give the --out directory of a run")
-    return folder / DATABASE
+    folders = [Path(runs)] if isinstance(runs, str | os.PathLike) else [Path(run) for run in runs]
+    if not folders:
+        raise InputError("give the directory of a run (its --out)")
+    for folder in folders:
+        if not (folder / DATABASE).is_file():
+            raise InputError(f"{folder} holds no {DATABASE}: give the --out directory of a run")
+    return [folder / DATABASE for folder in folders]
+
+
+def store_files(runs: Runs) -> list[Path]:
+    """The files the runs' stores are: each database, and SQLite's log and index beside it (an output there would lose
+    commits), for an output to be checked against.
+
+    Raises:
+        InputError: no run directory, or one that holds no run.sqlite.
+    """
+    return [database.with_name(database.name + suffix) for database in databases(runs) for suffix in ("", "-wal", "-shm")]
+
+
+@contextmanager
+def opened(runs: Runs) -> Iterator[list[Store]]:
+    """The runs' stores, open for reading (never written) until the block ends.
+
+    Raises:
+        InputError: no run directory, or one that holds no run.sqlite.
+        StoreError: a run database codebench cannot read.
+    """
+    from .store import Store
+
+    with ExitStack() as opening:
+        stores = []
+        for database in databases(runs):
+            stores.append(Store.for_reading(database))
+            opening.callback(stores[-1].close)
+        yield stores
 
 
 def once(databases: Sequence[Path]) -> None:

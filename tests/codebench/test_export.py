@@ -163,7 +163,7 @@ def test_the_inspect_log_holds_one_sample_per_model_mode_instance_and_sample(run
     folder = tmp_path / "logs"
     code, _, err = run_cli(capsys, "export", *map(str, runs), "--to", "inspect", "-o", str(folder))
     assert code == 0 and f"export written: 4 files in {folder}" in err, err
-    loaded = codebench.load_run(*runs)
+    loaded = codebench.load_run(runs)
     seen: Counter[tuple[str, str, str, int]] = Counter()
     for path in sorted(folder.iterdir()):
         log = read_eval_log(str(path))
@@ -200,7 +200,7 @@ def test_csv_and_parquet_hold_the_rows_of_the_json_lines(runs: tuple[Path, Path]
 
 
 def test_the_api_loads_typed_rows_and_frames_and_joins_as_the_report(runs: tuple[Path, Path]) -> None:
-    loaded = codebench.load_run(*runs)
+    loaded = codebench.load_run(runs)
     assert loaded.runs == tuple(map(str, runs)) and isinstance(loaded.executions[0], RunExecution)
     frames = loaded.to_pandas()
     assert set(frames) == {"samples", "executions", "games", "usage", "instances"}
@@ -209,7 +209,7 @@ def test_the_api_loads_typed_rows_and_frames_and_joins_as_the_report(runs: tuple
     assert len(counted) == sum(row.not_counted is None for row in loaded.executions) > 0
     assert list(codebench.load_run(runs[1]).frame("games").columns) == list(frames["games"].columns)
     with pytest.raises(InputError, match="is given twice"):
-        codebench.load_run(runs[0], runs[0])
+        codebench.load_run([runs[0], runs[0]])
     with pytest.raises(InputError, match="not a kind of rows"):
         loaded.frame("cells")
 

@@ -24,8 +24,9 @@ LAYERS = {
     "codebench.keys": 2, "codebench.judge": 2, "codebench.records": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
-    "codebench.cli": 5, "codebench": 5,  # the package's own __init__: the public API, loaded on first use
-    "codebench.__main__": 6,
+    "codebench.reports": 5,
+    "codebench.cli": 6, "codebench": 6,  # the package's own __init__: the public API, loaded on first use
+    "codebench.__main__": 7,
 }
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
     "openai": ("codebench.model.client",),

@@ -6,11 +6,12 @@ import csv
 import io
 import json
 import math
+from dataclasses import fields
 
 import pytest
 
 from codebench.analysis.metrics import ExecutionRow
-from codebench.analysis.report import Report, build_report, render_report
+from codebench.analysis.report import REGISTRY, SECTIONS, Report, ReportSection, Sources, build_report, render_report
 from codebench.errors import InputError
 
 
@@ -178,3 +179,21 @@ def test_an_empty_run_renders_in_every_format() -> None:
 def test_unknown_format_says_which_exist(report: Report) -> None:
     with pytest.raises(InputError, match="table, md, csv, json"):
         render_report(report, "html")
+
+
+def test_each_section_is_declared_once_and_fills_its_own_fields_of_the_report(report: Report) -> None:
+    """The registry is the one list of sections: its names are --section's, in order, each once; every field of the
+    Report is filled by exactly one section's builder, or is the frame every report has (k, totals, what was not
+    counted, levels of fewer instances); and each section renders in every format, alone and in the whole report."""
+    assert SECTIONS == tuple(entry.name for entry in REGISTRY) and len(set(SECTIONS)) == len(SECTIONS)
+    sources = Sources(ROWS, [1, 2], 20, 0, (), (), {}, (), ())
+    built = [field for entry in REGISTRY for field in entry.build(sources)]
+    assert sorted(built) == sorted({field.name for field in fields(Report)} - {"ks", "totals", "coverage", "fewer_instances"})
+    for name in SECTIONS:
+        for fmt in ("table", "md", "csv", "json"):
+            assert render_report(report, fmt, name)
+    whole, brief = render_report(report, "table"), render_report(report, "table", brief=True)
+    analyses = [entry for entry in REGISTRY if type(entry) is ReportSection and entry.render(report).rows]
+    assert [entry.name for entry in analyses if entry.brief] == ["collapse"] and len(analyses) > 3
+    for entry in analyses:  # each under its title in the whole table; in the brief one only if it is brief
+        assert entry.render(report).title in whole and (entry.render(report).title in brief) == entry.brief
