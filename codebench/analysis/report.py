@@ -1,11 +1,14 @@
 """The run report: metrics gathered into one `Report`, rendered as a plain-text table, markdown, CSV or JSON.
 
-Pure functions over rows; imports only the standard library, the shared types and errors, and `metrics`. Rates print
+Pure functions over rows; imports only the standard library, the shared types and errors, and the analyses. Rates print
 with three decimals, "-" where nothing was counted. What was not counted is never silently dropped: a cell's legal rate
 over its judged results is shown beside the rate with its unresolved infrastructure failures counted as failures
 (`0.620 [0.480–0.620]`), its "not counted" column names them and the planned results not run yet, and a report with any
 of these is marked PARTIAL in its first line, with what to re-run. Levels whose seeds drew fewer distinct instances than
 asked are named (each distinct instance is counted once).
+
+The report's sections are declared once, in REGISTRY (name, help line, builder, renderer): building the report, each
+format, `--section`, the HTML page and `codebench report --help` iterate it.
 """
 
 from __future__ import annotations
@@ -146,6 +149,9 @@ class FewerInstances:
 
 @dataclass(frozen=True)
 class Report:
+    """Every section's figures (the fields REGISTRY's builders fill), with what every report has besides: the k of pass@k,
+    the totals, what each run did not count, the levels of fewer distinct instances. Its fields, in order, are the JSON."""
+
     ks: tuple[int, ...]
     cells: tuple[CellMetrics, ...]
     thresholds: tuple[CollapseThreshold, ...]

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from codebench.cli import main
+from codebench.model.mock_server import start_mock_server
+
 from ..cli import run_cli
 
 V1 = Path(__file__).parents[1] / "data" / "v1_run"  # a small run, stored in the first schema
@@ -42,3 +45,13 @@ def run_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "run"
     shutil.copytree(V1, folder)
     return folder
+
+
+def mock_runs(folder: Path, *runs: tuple[str, list[str]]) -> list[Path]:
+    """Runs of the mock model into `folder`, each (its directory's name, its options), served by one mock server."""
+    with start_mock_server() as server:
+        for name, options in runs:
+            with pytest.raises(SystemExit) as done:
+                main(["run", "--base-url", server.url, *options, "--out", str(folder / name)])
+            assert not done.value.code
+    return [folder / name for name, _ in runs]

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from codebench.cli import main
-from codebench.model.mock_server import start_mock_server
-
 from ..cli import run_cli
+from .conftest import mock_runs
 from .refusal import refused
 
 PUZZLES = ["--mode", "instruction", "--puzzles", "waterjug", "--levels", "1", "--instances-per-level", "2", "--samples", "2"]
@@ -21,14 +19,9 @@ PUZZLES = ["--mode", "instruction", "--puzzles", "waterjug", "--levels", "1", "-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two runs of `mixed` in instruction mode on the same instances, at two temperatures (other requests)."""
-    folder = tmp_path_factory.mktemp("compare")
-    with start_mock_server() as server:
-        for name, temperature in (("a", "0"), ("b", "0.5")):
-            with pytest.raises(SystemExit) as done:
-                main(["run", "--model", "mixed", "--base-url", server.url, *PUZZLES, "--temperature", temperature,
-                      "--out", str(folder / name)])
-            assert not done.value.code
-    return folder / "a", folder / "b"
+    a, b = mock_runs(tmp_path_factory.mktemp("compare"), *((name, ["--model", "mixed", *PUZZLES, "--temperature", temperature])
+                                                          for name, temperature in (("a", "0"), ("b", "0.5"))))
+    return a, b
 
 
 def test_run_against_run_names_each_side_s_run(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,11 @@ import pytest
 import codebench
 from codebench.analysis.report import REGISTRY, SECTIONS
 from codebench.analysis.usage import Price
-from codebench.cli import main
 from codebench.errors import InputError
-from codebench.model.mock_server import start_mock_server
 from codebench.reports import read_report
 
 from ..cli import run_cli
-from .conftest import V1
+from .conftest import V1, mock_runs
 from .refusal import refused
 
 PUZZLES = ["--mode", "instruction", "--puzzles", "waterjug,hanoi", "--levels", "1-2", "--instances-per-level", "2",
@@ -30,14 +28,10 @@ PUZZLES = ["--mode", "instruction", "--puzzles", "waterjug,hanoi", "--levels", "
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two runs of `mixed` in instruction mode on the same instances at two temperatures (other requests), priced."""
-    folder = tmp_path_factory.mktemp("made")
-    with start_mock_server() as server:
-        for name, temperature in (("a", "0"), ("b", "0.5")):
-            with pytest.raises(SystemExit) as done:
-                main(["run", "--model", "mixed", "--base-url", server.url, *PUZZLES, "--temperature", temperature,
-                      "--price", "mixed=1/4", "--out", str(folder / name)])
-            assert not done.value.code
-    return folder / "a", folder / "b"
+    a, b = mock_runs(tmp_path_factory.mktemp("made"), *((name, ["--model", "mixed", *PUZZLES, "--temperature", temperature,
+                                                                 "--price", "mixed=1/4"])
+                                                       for name, temperature in (("a", "0"), ("b", "0.5"))))
+    return a, b
 
 
 def written(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> str:
