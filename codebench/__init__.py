@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .run.results import LoadedRun, load_run
 
 _HOMES = {"LoadedRun": ".run.results", "load_run": ".run.results", "compare": ".reports", "report": ".reports"}
-__all__ = sorted(["__version__", *_HOMES])
+__all__ = ["LoadedRun", "__version__", "compare", "load_run", "report"]
 
 
 def __getattr__(name: str) -> Any:
