@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING, Any
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .evaluation import RunResult, evaluate
     from .reports import compare, report
     from .run.results import LoadedRun, load_run
+    from .run.spec import RunSpec
 
-_HOMES = {"LoadedRun": ".run.results", "load_run": ".run.results", "compare": ".reports", "report": ".reports"}
-__all__ = ["LoadedRun", "__version__", "compare", "load_run", "report"]
+_HOMES = {"RunSpec": ".run.spec", "evaluate": ".evaluation", "RunResult": ".evaluation", "LoadedRun": ".run.results",
+          "load_run": ".run.results", "report": ".reports", "compare": ".reports"}
+__all__ = ["LoadedRun", "RunResult", "RunSpec", "__version__", "compare", "evaluate", "load_run", "report"]
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -34,10 +33,7 @@ from ._params import puzzle_params
 if TYPE_CHECKING:
     from ..analysis.report import Report
     from ..costs import Price
-    from ..model.presets import Endpoint
     from ..run.pipeline import Tracker
-    from ..run.plan import Plan
-    from ..run.spec import RunSpec
     from ..run.store import Store
 
 console = Console()
@@ -104,14 +100,11 @@ def run(
     dry_run: Annotated[bool, typer.Option(help="Print the plan without calling anything or writing a file.")] = False,
 ) -> None:
     """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
-    import asyncio
-
-    from ..analysis.report import RERUN, not_counted
     from ..costs import parse_price
     from ..errors import BudgetReached, RunPartial
+    from ..evaluation import evaluate, plan_of
     from ..run.options import spec_from_options
-    from ..run.pipeline import plan_summary, record_plan
-    from ..run.plan import make_plan
+    from ..run.pipeline import plan_summary
     from ..run.spec import load_config
     from ..run.store import Store
 
@@ -125,10 +118,9 @@ def run(
                "move_cpu": move_cpu, "game_secret_file": game_secret_file, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
                "prices": {label: asdict(given) for label, given in map(parse_price, price)} if price else None}
     spec = spec_from_options(options, load_config(config), config)
-    endpoints = spec.endpoints()
-    plan = make_plan(spec, {label: endpoint.base_url for label, endpoint in endpoints.items()})
     database = spec.out / DATABASE
     if dry_run:  # reads an existing run to count what is stored; never creates one
+        plan = plan_of(spec)
         reader = Store.for_reading(database) if database.exists() else None
         try:
             console.print_json(json.dumps({"out": str(spec.out), **plan_summary(plan, reader)}))
@@ -136,85 +128,51 @@ def run(
             if reader is not None:
                 reader.close()
         return
-    store = Store(database)
-    try:
-        with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
-            record_plan(store, spec, plan)
-            tracker = asyncio.run(_execute(spec, plan, store, endpoints))
-        report = _print_report([store], "table", None, brief=True)
-        if tracker.samples_held or tracker.games_held:
-            held = " and ".join(part for part in (
-                f"{tracker.samples_held} of {tracker.samples_total} requests were not made" if tracker.samples_held else "",
-                f"{tracker.games_held} of {tracker.games_total} games were not played" if tracker.games_held else "") if part)
-            raise BudgetReached(f"{tracker.budget_reached}; {held}. What was asked is stored and judged: raise the budget "
-                                "and run the same command again to resume")
-        if report.partial:
-            raise RunPartial(f"{not_counted(report)}. The rates leave these out (each cell shows the bound they put on its "
-                             f"legal rate): {RERUN}")
-    finally:
-        store.close()
-
-
-async def _execute(spec: RunSpec, plan: Plan, store: Store, endpoints: dict[str, Endpoint]) -> Tracker:
-    import asyncio
-
-    from ..model.client import ModelClient
-    from ..modes import get_mode
-    from ..run.pipeline import Tracker, execute_plan
-    from ..sandbox import open_sandbox
-
-    tracker = Tracker()
-    said: set[str] = set()
-
-    def note(line: str) -> None:  # once per endpoint, however many of the run's models it serves
-        if line not in said:
-            said.add(line)
-            status.print(line, highlight=False, markup=False)
-
-    models = {model.label: model for model in spec.model_specs}
-    clients = {label: ModelClient(e, patience=spec.patience(models[label]), max_connections=spec.max_connections, on_note=note,
-                                  label=label)
-               for label, e in endpoints.items()}
-    display = RunDisplay(tracker, spec.max_tokens_total, spec.max_cost)
-    drawn = False  # a sandbox that cannot start leaves its one error line alone, with no progress drawn before it
-    try:
-        sandbox_needed = any(get_mode(mode).uses_sandbox for mode in spec.modes)
-        opened = open_sandbox(spec.backend, spec.limits, spec.workers, executor=spec.executor,
-                              ray_address=spec.ray_address) if sandbox_needed else nullcontext()
-        with opened as sandbox, Live(display.render(), console=status, refresh_per_second=4, transient=False) as live:
-            drawn = True
-            for note in sandbox.notes if sandbox is not None else ():
-                status.print(note, highlight=False, markup=False)
-            task = asyncio.ensure_future(execute_plan(spec, plan, store, dict(clients), sandbox, tracker))
-            while not task.done():
-                live.update(display.render())
-                await asyncio.wait({task}, timeout=0.25)
-            live.update(display.render())
-            task.result()
-        return tracker
-    finally:
-        if drawn and not status.is_terminal:
-            status.print()  # rich leaves the last frame of a Live drawn to a file or pipe without its line end
-        for client in clients.values():
-            await client.aclose()
+    with interruptible(f"what finished is stored in {database}: run the same command again to resume"):
+        result = evaluate(spec, watcher=RunDisplay(spec.max_tokens_total, spec.max_cost))
+    console.print(result.report.render("table", brief=True), highlight=False, markup=False, soft_wrap=True)
+    if result.held is not None:
+        raise BudgetReached(result.held)
+    if result.partial is not None:
+        raise RunPartial(result.partial)
 
 
 class RunDisplay:
-    """Progress bars (samples, executions, games), what the run has spent as its budgets count it, and the status mix,
-    drawn from the tracker's counters. Work found stored is named only when there is some."""
+    """The run's progress drawn on stderr: bars (samples, executions, games), what the run has spent as its budgets
+    count it, and the status mix, from the run's counters; its notes printed above. Work found stored is named only
+    when there is some. A sandbox that cannot start leaves its one error line alone: nothing is drawn before `start`."""
 
-    def __init__(self, tracker: Tracker, max_tokens_total: int | None, max_cost: float | None) -> None:
-        self.tracker, self.max_tokens_total, self.max_cost = tracker, max_tokens_total, max_cost
+    def __init__(self, max_tokens_total: int | None, max_cost: float | None) -> None:
+        self.max_tokens_total, self.max_cost = max_tokens_total, max_cost
+        self.tracker: Tracker | None = None  # the run's counters, once it starts
         self.bars = Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("{task.fields[note]}"), TimeElapsedColumn())
         self.samples = self.bars.add_task("samples", total=None, note="")
         self.executions = self.bars.add_task("executions", total=None, note="")
-        self.games = self.bars.add_task("games", total=None, note="", visible=tracker.games_total > 0)
+        self.games = self.bars.add_task("games", total=None, note="", visible=False)
+        self.live = Live(console=status, refresh_per_second=4, transient=False)
+
+    def note(self, line: str) -> None:
+        status.print(line, highlight=False, markup=False)
+
+    def start(self, progress: Tracker) -> None:
+        self.tracker = progress
+        self.live.start()
+        self.update()
+
+    def update(self) -> None:
+        self.live.update(self.render())
+
+    def stop(self) -> None:
+        self.live.stop()
+        if not status.is_terminal:
+            status.print()  # rich leaves the last frame of a Live drawn to a file or pipe without its line end
 
     def render(self) -> Group:
         from ..games.table import MAX_ATTEMPTS  # the run has imported it already
 
         t = self.tracker
+        assert t is not None, "drawn before the run started"
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
                          note=_notes(_reused(t.samples_cached), f"{t.samples_held} held by the budget" if t.samples_held else ""))
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
@@ -231,6 +189,7 @@ class RunDisplay:
         """The tokens of every reply received (prompt + completion, game turns included), and under a budget what it
         counts: earlier runs into the directory included."""
         t = self.tracker
+        assert t is not None, "drawn before the run started"
         earlier = " with earlier runs" if t.tokens_before else ""
         tokens = (f"; {t.tokens + t.tokens_before:,} of --max-tokens-total {self.max_tokens_total:,}{earlier}"
                   if self.max_tokens_total is not None else "")

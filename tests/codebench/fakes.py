@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import puzzles
+from codebench.evaluation import evaluate, plan_of
 from codebench.model.mock_behaviors import BEHAVIORS, MARKER, PLAN_FLAWS, mixed_choice, reply_text
 from codebench.modes._extract import extract_program
-from codebench.run.pipeline import Tracker, execute_plan, record_plan
-from codebench.run.plan import Plan, make_plan
+from codebench.run.pipeline import Tracker
+from codebench.run.plan import Plan
 from codebench.run.spec import RunSpec
 from codebench.run.store import Store
 from codebench.sandbox import SandboxBackend
@@ -87,17 +88,11 @@ def answer(value: Any) -> Facts:
     return Facts("run", {"kind": ResultKind.ANSWER.value, "answer": json.dumps(value)}, wall_s=0.01, cpu_s=0.01)
 
 
-def run_plan(spec: RunSpec, chats: dict[str, FakeChat], sandbox: SandboxBackend, base_url: str = BASE_URL) -> tuple[Plan, Tracker]:
-    """Plan `spec`, record it in spec.out/run.sqlite and execute it, as `codebench run` does."""
-    plan = make_plan(spec, base_url)
-    store = Store(Path(spec.out) / "run.sqlite")
-    tracker = Tracker()
-    try:
-        record_plan(store, spec, plan)
-        asyncio.run(execute_plan(spec, plan, store, dict(chats), sandbox, tracker))
-    finally:
-        store.close()
-    return plan, tracker
+def run_plan(spec: RunSpec, chats: dict[str, FakeChat], sandbox: SandboxBackend) -> tuple[Plan, Tracker]:
+    """Run `spec` with the fake chats and sandbox through `codebench.evaluate`, as `codebench run` does: its plan and
+    this call's counters."""
+    result = evaluate(spec, clients=chats, sandbox=sandbox)
+    return plan_of(spec, chats), result.progress
 
 
 def stored_rows(out: Path) -> list[tuple[str, str, int, str, int, str]]:

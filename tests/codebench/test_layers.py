@@ -25,8 +25,9 @@ LAYERS = {
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
     "codebench.reports": 5,
-    "codebench.cli": 6, "codebench": 6,  # the package's own __init__: the public API, loaded on first use
-    "codebench.__main__": 7,
+    "codebench.evaluation": 6,
+    "codebench.cli": 7, "codebench": 7,  # the package's own __init__: the public API, loaded on first use
+    "codebench.__main__": 8,
 }
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
     "openai": ("codebench.model.client",),

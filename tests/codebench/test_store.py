@@ -109,7 +109,7 @@ def test_a_version_1_run_resumes_without_redoing_finished_work(tmp_path: Path) -
                              base_url=base_url) for model in spec["models"]}
     simulated = Simulated()
     with FakeBackend(simulated, workers=2) as sandbox:
-        run_plan(run_spec, chats, sandbox, base_url=base_url)
+        run_plan(run_spec, chats, sandbox)
     assert {model: chat.calls for model, chat in chats.items()} == {model: 6 if model == "empty" else 0 for model in spec["models"]}
     assert simulated.total == 0
     report = Store.for_reading(folder / "run.sqlite")
