@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import hashlib
 import json
 import sys
@@ -31,21 +32,21 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # this folder must not shadow the packages
 
 import puzzles  # noqa: E402
+from codebench import evaluate  # noqa: E402
+from codebench.evaluation import plan_of  # noqa: E402
 from codebench.model.client import ModelClient  # noqa: E402
 from codebench.model.mock_server import start_mock_server  # noqa: E402
 from codebench.model.presets import Endpoint  # noqa: E402
 from codebench.modes import instruction  # noqa: E402
 from codebench.oracles import oracle_source  # noqa: E402
 from codebench.run.check import check_program  # noqa: E402
-from codebench.run.pipeline import Tracker, execute_plan, record_plan  # noqa: E402
-from codebench.run.plan import make_plan  # noqa: E402
+from codebench.run.pipeline import Tracker  # noqa: E402
 from codebench.run.spec import RunSpec  # noqa: E402
 from codebench.run.store import Store  # noqa: E402
 from codebench.sandbox import Deliver, SandboxBackend, get_backend  # noqa: E402
@@ -114,37 +115,48 @@ def sleeping(source: str, instance: dict) -> Facts:
     return Facts("run", {"kind": ResultKind.ANSWER.value, "answer": "{}"}, wall_s=seconds, cpu_s=0.0)
 
 
-def utilisation(spec: RunSpec, sandbox: SandboxBackend, model: Callable[[], Any], folder: Path,
-                base_url: str) -> tuple[float, int, float]:
-    """(utilisation, executions stored, elapsed s) of one pipeline run into a fresh store; `model()` makes the client."""
-    plan = make_plan(spec, base_url)
-    store = Store(folder / "run.sqlite")
-    record_plan(store, spec, plan)
-    tracker = Tracker()
+class Stopwatch:
+    """A run's watcher that times its work alone (from the sandbox standing to the last result stored): planning,
+    storing the plan and reading the report afterwards are the same in both arms and not what is measured."""
 
-    async def go() -> None:
-        client = model()
-        try:
-            await execute_plan(spec, plan, store, {spec.model_specs[0].label: client}, sandbox, tracker)
-        finally:
-            if isinstance(client, ModelClient):
-                await client.aclose()
+    def __init__(self) -> None:
+        self.started = self.stopped = 0.0
 
-    start = time.perf_counter()
-    asyncio.run(go())
-    elapsed = time.perf_counter() - start
+    @property
+    def seconds(self) -> float:
+        return self.stopped - self.started
+
+    def note(self, line: str) -> None:
+        pass
+
+    def start(self, progress: Tracker) -> None:
+        self.started = time.perf_counter()
+
+    def update(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped = time.perf_counter()
+
+
+def utilisation(spec: RunSpec, sandbox: SandboxBackend, clients: dict[str, Any] | None = None) -> tuple[float, int, float]:
+    """(utilisation, executions stored, elapsed s) of one run into a fresh `spec.out` (`clients`: None for `spec`'s)."""
+    watch = Stopwatch()
+    result = evaluate(spec, clients=clients, sandbox=sandbox, watcher=watch)
+    store = Store(result.out / "run.sqlite")
     runs, busy = store.execution_totals()
     store.close()
-    return busy / (sandbox.capacity * elapsed), runs, elapsed
+    return busy / (sandbox.capacity * watch.seconds), runs, watch.seconds
 
 
 def scheduling(folder: Path) -> bool:
-    spec = RunSpec(models=("distinct",), levels=LEVELS, instances_per_level=3, samples=16, out=folder)
+    spec = RunSpec(models=("distinct",), base_url="fake://", levels=LEVELS, instances_per_level=3, samples=16, out=folder)
     print(f"1. scheduling, fake backend, 64 workers: {len(spec.puzzles) * spec.samples} programs × 18 instances, 10-100 ms each")
     ok = True
     for label, wrap in (("pipeline", lambda b: b), ("one program at a time", OneProgramAtATime)):
         with FakeBackend(sleeping, workers=64) as fake:
-            share, runs, elapsed = utilisation(spec, wrap(fake), DistinctPrograms, folder / label, "fake://")
+            share, runs, elapsed = utilisation(dataclasses.replace(spec, out=folder / label), wrap(fake),
+                                               {"distinct": DistinctPrograms()})
         print(f"   {label:<22} {runs} executions in {elapsed:.2f} s: utilisation {share:.2f}")
         ok = ok and (share >= BAR_UTILISATION if label == "pipeline" else True)
     print(f"   bar: pipeline ≥ {BAR_UTILISATION}")
@@ -152,14 +164,14 @@ def scheduling(folder: Path) -> bool:
 
 
 def demo_on_docker(folder: Path) -> bool:
-    spec = RunSpec(models=("mixed",), levels=LEVELS, instances_per_level=2, samples=5, limits=Limits(cpu_s=2.0), out=folder)
     print("2. the demo's plan on Docker, 2 workers (mixed mock model, 9 puzzles × 6 levels × 2 instances × 5 samples, 2 s CPU)")
     ok = True
     with start_mock_server(behavior="mixed") as server:
         for label, wrap in (("pipeline", lambda b: b), ("one program at a time", OneProgramAtATime)):
+            spec = RunSpec(models=("mixed",), base_url=server.url, levels=LEVELS, instances_per_level=2, samples=5,
+                           limits=Limits(cpu_s=2.0), out=folder / label)
             with get_backend("docker", spec.limits, workers=2) as docker:
-                share, runs, elapsed = utilisation(spec, wrap(docker), lambda: ModelClient(Endpoint("mixed", server.url, "none")),
-                                                   folder / label, server.url)
+                share, runs, elapsed = utilisation(spec, wrap(docker))
             print(f"   {label:<22} {runs} executions in {elapsed:.2f} s: utilisation {share:.2f}")
             ok = ok and (share >= BAR_UTILISATION if label == "pipeline" else True)
     print(f"   bar: pipeline ≥ {BAR_UTILISATION}")
@@ -176,23 +188,11 @@ def time_check(sandbox: SandboxBackend, per_level: int) -> tuple[int, float]:
 def time_run(sandbox: SandboxBackend, per_level: int, url: str, folder: Path) -> tuple[int, float]:
     start = time.perf_counter()  # like check, this includes generating the instances
     spec = RunSpec(models=("oracle",), base_url=url, levels=LEVELS, instances_per_level=per_level, samples=1,
-                   limits=sandbox.limits, out=folder)
-    plan = make_plan(spec, url)
-    store = Store(folder / "run.sqlite")
-    tracker = Tracker()
-
-    async def go() -> None:
-        client = ModelClient(Endpoint("oracle", url, "none"), max_connections=8)
-        try:
-            await execute_plan(spec, plan, store, {"oracle": client}, sandbox, tracker)
-        finally:
-            await client.aclose()
-
-    record_plan(store, spec, plan)
-    asyncio.run(go())
-    seconds = time.perf_counter() - start
-    store.close()
-    return tracker.executions_done - tracker.executions_cached, seconds
+                   limits=sandbox.limits, max_connections=8, out=folder)
+    watch = Stopwatch()
+    progress = evaluate(spec, sandbox=sandbox, watcher=watch).progress
+    seconds = watch.stopped - start  # planning included, as check generates its instances; the report read after is not
+    return progress.executions_done - progress.executions_cached, seconds
 
 
 def run_against_check(folder: Path, per_level: int) -> bool:
@@ -264,19 +264,15 @@ def instruction_latency(folder: Path, concurrency: int) -> bool:
 
     spec = RunSpec(models=("oracle",), base_url=PresolvedModel.base_url, mode="instruction", levels=LEVELS,
                    instances_per_level=1, samples=1, max_tokens=None, max_connections=concurrency, out=folder)
-    plan = make_plan(spec, PresolvedModel.base_url)
+    plan = plan_of(spec)
     model = PresolvedModel(plan, 0.2, concurrency)
-    store = Store(folder / "run.sqlite")
-    record_plan(store, spec, plan)
-    tracker = Tracker()
+    watch = Stopwatch()
     instruction.judge_answer = timed  # type: ignore[assignment]
-    start = time.perf_counter()
     try:
-        asyncio.run(execute_plan(spec, plan, store, {"oracle": model}, None, tracker))
+        tracker = evaluate(spec, clients={"oracle": model}, watcher=watch).progress
     finally:
         instruction.judge_answer = judge  # type: ignore[assignment]
-    seconds = time.perf_counter() - start
-    store.close()
+    seconds = watch.seconds
     samples = len(plan.samples)
     bound = 1.2 * samples * 0.2 / concurrency
     share = validating[0] / seconds

@@ -152,6 +152,7 @@ class RunSpec:
         """What types cannot say (types and ranges of option values are `RunOptions`' part); every message names the
         option as the user gave it (`origin`)."""
         name = self.origin.name
+        object.__setattr__(self, "out", Path(self.out))  # a caller's str is as good as a Path
         if self.mode not in (*MODES, BOTH):
             raise ConfigError(f"{name('mode')} {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
