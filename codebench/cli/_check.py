@@ -18,11 +18,11 @@ from rich.table import Table
 
 from puzzles import get_puzzle
 
-from ..errors import ConfigError, InputError, SandboxUnavailableError
+from ..errors import InputError, SandboxUnavailableError
 from ..records import FILE, check_outputs, open_output, read_text
 from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
-from ..sandbox import BACKENDS, EXECUTORS, open_sandbox
+from ..sandbox import BACKENDS, check_sandbox, open_sandbox
 from ..types import Status
 from ._interrupt import interruptible
 from ._text import shown
@@ -62,10 +62,7 @@ def check(
 ) -> None:
     """Regression-test a solver program on every level × seed; exit 1 on a regression."""
     puzzle = get_puzzle(puzzle_name)
-    if backend not in BACKENDS:
-        raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-    if executor not in EXECUTORS:
-        raise ConfigError(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    check_sandbox(backend, executor, workers, ray_address)
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs --baseline FILE")
     source = read_text(solver)

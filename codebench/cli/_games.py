@@ -14,12 +14,12 @@ from rich.console import Console
 
 from puzzles.games import GAMES, Game, GameRecord, Setup, StrategyPlayer, get_game
 
-from ..errors import ConfigError, InputError, SandboxUnavailableError
+from ..errors import InputError, SandboxUnavailableError
 from ..games.match import play_seated, void
 from ..keys import program_key
 from ..records import FILE, check_outputs, open_output, read_text
 from ..run.spec import player_limits
-from ..sandbox import BACKENDS, open_sandbox
+from ..sandbox import BACKENDS, check_sandbox, open_sandbox
 from ..types import Program, Status, harmless
 from ._interrupt import interruptible
 from ._text import shown
@@ -58,8 +58,7 @@ def play(
         pictured = ", ".join(g.name for g in GAMES if _pictured(g))
         raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
     check_outputs([("-o", output, FILE), ("--png", png, FILE)], [Path(player) for player in programs])
-    if backend not in BACKENDS:  # checked whoever plays: a typo is a typo with built-in players too
-        raise ConfigError(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    check_sandbox(backend)  # checked whoever plays: a typo is a typo with built-in players too
     budgets, limits = player_limits(game_cpu, move_cpu, memory)
     setup = game.setup(level, seed)
     if programs:

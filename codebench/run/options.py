@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
 from ..modes import MODES
 from ..records import FOLDER, check_outputs, read_text
-from ..sandbox import BACKENDS, EXECUTORS, MAX_WORKERS
+from ..sandbox import BACKENDS, EXECUTORS
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
 from .spec import ALL, BOTH, MAX_COUNT, MAX_SEED, MIN_SECRET, OPPONENTS, ModelSpec, Origin, RunSpec, limits_from, merged, parse_range
 
@@ -93,7 +93,7 @@ class RunOptions(BaseModel):
     cpu: float = Field(Limits.cpu_s, gt=0, le=MAX_CPU_S)
     memory: int = Field(Limits.memory_mib, ge=MEMORY_MIB_RANGE[0], le=MEMORY_MIB_RANGE[1])
     max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
-    workers: int | None = Field(RunSpec.workers, ge=1, le=MAX_WORKERS)
+    workers: int | None = RunSpec.workers  # its range: sandbox.check_sandbox, through RunSpec
     backend: str = Field(RunSpec.backend, description=_one_of(BACKENDS))
     executor: str = Field(RunSpec.executor, description=_one_of(EXECUTORS))
     ray_address: str | None = None

@@ -22,7 +22,7 @@ from ..model.presets import Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
-from ..sandbox import BACKENDS, EXECUTORS
+from ..sandbox import check_sandbox
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
@@ -193,12 +193,7 @@ class RunSpec:
                 found.params_for_level(min(self.levels), random.Random(0), given)
             except puzzles.PuzzleError as exc:
                 raise ConfigError(f"{name('params')} {puzzle}: {exc}") from None
-        if self.backend not in BACKENDS:
-            raise ConfigError(f"{name('backend')} {self.backend!r}: choose one of {', '.join(BACKENDS)}")
-        if self.executor not in EXECUTORS:
-            raise ConfigError(f"{name('executor')} {self.executor!r}: choose one of {', '.join(EXECUTORS)}")
-        if self.ray_address is not None and self.executor != "ray":
-            raise ConfigError(f"{name('ray_address')} needs {flag('executor')} ray")
+        check_sandbox(self.backend, self.executor, self.workers, self.ray_address, name)
         for puzzle in self.puzzles:
             _found(puzzles.get_puzzle, puzzle, name("puzzles"))
 

@@ -106,15 +106,37 @@ class SandboxBackend(ABC):
         self.close()
 
 
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def check_sandbox(backend: str, executor: str = "local", workers: int | None = None, ray_address: str | None = None,
+                  name: Callable[[str], str] = _flag) -> None:
+    """The one check of the sandbox's options, wherever they come from (a run's spec, `check`, `puzzles play`, a Ray
+    node); `name` names an option in the message (its flag by default; a run names a config key where the config set it).
+
+    Raises:
+        ConfigError: an unknown backend or executor, a worker count outside 1..MAX_WORKERS, an address without ray.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"{name('backend')} {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if executor not in EXECUTORS:
+        raise ConfigError(f"{name('executor')} {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:  # each worker is a warm container or process
+        raise ConfigError(f"{name('workers')} {workers}: give a whole number from 1 to {MAX_WORKERS}")
+    if ray_address is not None and executor != "ray":
+        raise ConfigError(f"{name('ray_address')} needs {_flag('executor')} ray")
+
+
 def get_backend(name: str, limits: Limits | None = None, workers: int | None = None) -> SandboxBackend:
-    """Start a backend by name (`with get_backend("docker") as sandbox:`); `workers` defaults to one per core.
+    """Start a backend by name (`with get_backend("docker") as sandbox:`) on this machine; `workers` defaults to one per
+    core.
 
     Raises:
         SandboxUnavailableError: the backend cannot run here (the message says how to fix it).
-        ConfigError: an unknown backend name, or a worker count outside 1..MAX_WORKERS.
+        ConfigError: see `check_sandbox`.
     """
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError(f"--workers {workers}: give 1-{MAX_WORKERS} (each worker is a warm container or process)")
+    check_sandbox(name, workers=workers)
     if name == "docker":
         from ._docker import DockerBackend
 
@@ -127,7 +149,7 @@ def get_backend(name: str, limits: Limits | None = None, workers: int | None = N
         from ._unsafe_local import UnsafeLocalBackend
 
         return UnsafeLocalBackend(limits or Limits(), workers)
-    raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    raise AssertionError(f"{name} is in BACKENDS but has no branch here")
 
 
 def open_sandbox(backend: str, limits: Limits, workers: int | None = None, *, executor: str = "local",
@@ -137,19 +159,15 @@ def open_sandbox(backend: str, limits: Limits, workers: int | None = None, *, ex
 
     Raises:
         SandboxUnavailableError: the backend cannot run here, Ray is not installed, or no node can run it.
-        ConfigError: an unknown backend or executor, a worker count outside 1..MAX_WORKERS, an address without ray.
+        ConfigError: see `check_sandbox`.
     """
+    check_sandbox(backend, executor, workers, ray_address)
     if executor == "local":
-        if ray_address is not None:
-            raise ConfigError("--ray-address needs --executor ray")
         return get_backend(backend, limits, workers)
-    if executor == "ray":
-        from ._ray import RayBackend
+    from ._ray import RayBackend
 
-        if workers is not None and not 1 <= workers <= MAX_WORKERS:
-            raise ConfigError(f"--workers {workers}: give 1-{MAX_WORKERS}")
-        return RayBackend(limits, backend=backend, address=ray_address, workers=workers)
-    raise ConfigError(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    return RayBackend(limits, backend=backend, address=ray_address, workers=workers)
 
 
-__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "PlayerSeat", "SandboxBackend", "get_backend", "open_sandbox"]
+__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "PlayerSeat", "SandboxBackend", "check_sandbox", "get_backend",
+           "open_sandbox"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError, SandboxError, SandboxUnavailableError
+from ..errors import SandboxError, SandboxUnavailableError
 from ..types import Batch, Facts, Limits, Result, Task
 from . import Deliver, SandboxBackend
 
@@ -379,10 +379,9 @@ def _node_name(node: dict[str, Any]) -> str:
 
 
 def _named_backend(name: str) -> BackendFactory:
-    from . import BACKENDS
+    from . import check_sandbox
 
-    if name not in BACKENDS:
-        raise ConfigError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    check_sandbox(name)
 
     def factory(limits: Limits, workers: int) -> SandboxBackend:
         from . import get_backend

@@ -30,10 +30,10 @@ def solver(tmp_path: Path) -> Path:
     (["--memory", "1"], "--memory 1: give MiB per instance, 16-65536"),
     (["--memory", "1000000"], "--memory 1000000: give MiB per instance, 16-65536"),
     (["--backend", "vm"], "--backend 'vm': choose one of docker, local, unsafe-local"),
-    (["--workers", "0"], "--workers 0: give 1-1024"),
+    (["--workers", "0"], "--workers 0: give a whole number from 1 to 1024"),
     (["--executor", "cluster"], "--executor 'cluster': choose one of local, ray"),
     (["--ray-address", "auto"], "--ray-address needs --executor ray"),
-    (["--workers", "100000"], "--workers 100000: give 1-1024"),
+    (["--workers", "100000"], "--workers 100000: give a whole number from 1 to 1024"),
     (["--update-baseline"], "--update-baseline needs --baseline FILE"),
     (["--baseline", "missing.json"], "does not exist: write it first with --update-baseline"),
 ])
