@@ -8,11 +8,12 @@ and the model client are imported inside the commands.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, get_args
 
 import typer
 from rich.console import Console, Group
@@ -26,6 +27,7 @@ from ..records import FILE, FOLDER, check_outputs, open_output
 from ..reports import compare as compare_runs
 from ..reports import stores_report
 from ..run.results import DATABASE, opened, store_files
+from ..run.spec import OPTIONS, RunOption
 from ..types import harmless
 from ._interrupt import interruptible
 from ._params import puzzle_params
@@ -42,65 +44,8 @@ SECTION_HELP = "Print one section only: " + "; ".join(f"{entry.name} ({entry.hel
 DEMO_PRICE = "1/4"  # the demo's mock model: $1 per million prompt tokens, $4 per million completion tokens (illustrative)
 
 
-def run(
-    model: Annotated[Optional[str], typer.Option(help="Model name(s), comma-separated.")] = None,
-    mode: Annotated[Optional[str], typer.Option(help="code (a solver program), instruction (the answer itself) or both.")] = None,
-    format_retries: Annotated[Optional[int], typer.Option(help="Instruction mode: follow-ups when no answer can be read.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint URL.")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option(help="Environment variable holding the API key.")] = None,
-    preset: Annotated[Optional[str], typer.Option(help="Default URL, key variable and request shape: openai, vllm, sglang, "
-                                                       "ollama, llamacpp, lmstudio, openrouter, together, deepseek, groq, "
-                                                       "anthropic, gemini or mock.")] = None,
-    puzzles: Annotated[Optional[str], typer.Option(help="Comma-separated puzzle names (default: all nine, or none with "
-                                                       "--games).")] = None,
-    games: Annotated[Optional[str], typer.Option(help="Comma-separated game names, or all: PuzzlePlex's games, played "
-                                                     "in both seats against --opponents.")] = None,
-    opponents: Annotated[Optional[str], typer.Option(help="Whom a model meets in two-player games: ref, random, models "
-                                                         "(each other), comma-separated (default: all three).")] = None,
-    history: Annotated[Optional[bool], typer.Option("--history/--no-history", help="Instruction-mode games: send the whole "
-                                                    "conversation each turn (default), or only the rules and this turn.")] = None,
-    legal_hint: Annotated[Optional[bool], typer.Option("--legal-hint", help="Instruction-mode games: list the legal moves "
-                                                       "each turn.")] = None,
-    game_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds a strategy may spend over a game "
-                                                      "(default 300, PuzzlePlex's).")] = None,
-    move_cpu: Annotated[Optional[float], typer.Option(help="Code-mode games: CPU seconds per move (default 10).")] = None,
-    game_secret_file: Annotated[Optional[Path], typer.Option(help="Games: a file holding the secret that salts every setup "
-                                                              "and built-in player (16+ characters); give runs to be "
-                                                              "pooled or compared the same file. Default: a new secret "
-                                                              "per run, kept in its database.")] = None,
-    levels: Annotated[Optional[str], typer.Option(help="Levels, e.g. 1-6.")] = None,
-    instances_per_level: Annotated[Optional[int], typer.Option(help="Instances per level.")] = None,
-    samples: Annotated[Optional[int], typer.Option(help="Programs drawn per model and puzzle (n of pass@k).")] = None,
-    temperature: Annotated[Optional[float], typer.Option()] = None,
-    max_tokens: Annotated[Optional[int], typer.Option()] = None,
-    max_connections: Annotated[Optional[int], typer.Option(help="Concurrent model requests.")] = None,
-    idle_timeout: Annotated[Optional[float], typer.Option(help="Seconds a request may go without a byte before it is "
-                                                          "retried (default 600: reasoning models can think in silence).")] = None,
-    request_timeout: Annotated[Optional[float], typer.Option(help="Seconds one attempt may take in all, the streamed reply "
-                                                             "included (default 3600); 0: no deadline.")] = None,
-    max_retries: Annotated[Optional[int], typer.Option(help="Retries of a request that timed out, was cut off or got "
-                                                       "429/5xx (default 4).")] = None,
-    workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default one per core).")] = None,
-    backend: Annotated[Optional[str], typer.Option(help="docker, local (bubblewrap) or unsafe-local (trusted code only).")] = None,
-    executor: Annotated[Optional[str], typer.Option(help="local, or ray: the backend on every node of a Ray cluster.")] = None,
-    ray_address: Annotated[Optional[str], typer.Option(help="With --executor ray: auto or ray://host:port (default: "
-                                                            "start Ray here).")] = None,
-    cpu: Annotated[Optional[float], typer.Option(help="CPU seconds per instance.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Base seed for instances and sampling.")] = None,
-    param: Annotated[Optional[list[str]], typer.Option(
-        "--param", "-p", help="PUZZLE.KEY=VALUE presentation parameter, e.g. rubik.reveal_scramble=true (repeatable).")] = None,
-    price: Annotated[Optional[list[str]], typer.Option(
-        "--price", help="MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens (repeatable; none assumed).")] = None,
-    max_cost: Annotated[Optional[float], typer.Option(help="Stop asking once the run's requests cost this many dollars "
-                                                      "(needs a --price for every model).")] = None,
-    max_tokens_total: Annotated[Optional[int], typer.Option(help="Stop asking once the run's requests hold this many "
-                                                            "prompt + completion tokens.")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Run directory (re-running the same command resumes).")] = None,
-    config: Annotated[Optional[Path], typer.Option(help="YAML file of these options; flags override it.")] = None,
-    dry_run: Annotated[bool, typer.Option(help="Print the plan without calling anything or writing a file.")] = False,
-) -> None:
+def run(**given: Any) -> None:
     """Ask models for solver programs (code) or answers (instruction), judge them on every level's instances, report."""
-    from ..costs import parse_price
     from ..errors import BudgetReached, RunPartial
     from ..evaluation import evaluate, plan_of
     from ..run.options import spec_from_options
@@ -108,15 +53,8 @@ def run(
     from ..run.spec import load_config
     from ..run.store import Store
 
-    options = {"model": model, "mode": mode, "base_url": base_url, "api_key_env": api_key_env, "preset": preset,
-               "puzzles": puzzles, "levels": levels, "instances_per_level": instances_per_level, "samples": samples,
-               "temperature": temperature, "max_tokens": max_tokens, "max_connections": max_connections,
-               "idle_timeout": idle_timeout, "request_timeout": request_timeout, "max_retries": max_retries,
-               "workers": workers, "backend": backend, "executor": executor, "ray_address": ray_address, "cpu": cpu,
-               "seed": seed, "out": out, "format_retries": format_retries, "params": puzzle_params(param) if param else None,
-               "games": games, "opponents": opponents, "history": history, "legal_hint": legal_hint, "game_cpu": game_cpu,
-               "move_cpu": move_cpu, "game_secret_file": game_secret_file, "max_cost": max_cost, "max_tokens_total": max_tokens_total,
-               "prices": {label: asdict(given) for label, given in map(parse_price, price)} if price else None}
+    config, dry_run = given.get("config"), given.get("dry_run", False)
+    options = {option.name: _read_flag(option.name, given.get(option.name)) for option in OPTIONS if not option.config_only}
     spec = spec_from_options(options, load_config(config), config)
     database = spec.out / DATABASE
     if dry_run:  # reads an existing run to count what is stored; never creates one
@@ -135,6 +73,36 @@ def run(
         raise BudgetReached(result.held)
     if result.partial is not None:
         raise RunPartial(result.partial)
+
+
+def _read_flag(name: str, value: Any) -> Any:
+    """A flag's value as the config file would give it (a repeated --param or --price as its mapping)."""
+    from ..costs import parse_price
+
+    if value is None or name not in ("params", "prices"):
+        return value
+    return puzzle_params(value) if name == "params" else {label: asdict(price) for label, price in map(parse_price, value)}
+
+
+def _run_parameters() -> inspect.Signature:
+    """`run`'s flags, made from the declared options (`OPTIONS`), then the command's own: --config and --dry-run. Every
+    option is None until given, so the config file's value stands where no flag overrides it."""
+
+    def flag(option: RunOption) -> inspect.Parameter:
+        kind = option.flag_kind or next(k for k in get_args(option.kind) or (option.kind,) if k is not type(None))
+        typed = Annotated[Optional[kind], typer.Option(*option.flags, help=option.help_text())]
+        return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=typed)
+
+    own = [inspect.Parameter("config", inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=Annotated[Optional[Path], typer.Option(help="YAML file of these options (their "
+                                                                                    "names with underscores); flags override it.")]),
+           inspect.Parameter("dry_run", inspect.Parameter.KEYWORD_ONLY, default=False,
+                             annotation=Annotated[bool, typer.Option(help="Print the plan without calling anything or "
+                                                                          "writing a file.")])]
+    return inspect.Signature([*(flag(option) for option in OPTIONS if not option.config_only), *own])
+
+
+run.__signature__ = _run_parameters()  # type: ignore[attr-defined]
 
 
 class RunDisplay:
@@ -312,8 +280,8 @@ def demo(
     from ..run.store import Store
 
     options: dict[str, Any] = {"model": behavior, "mode": "both", "samples": samples, "instances_per_level": instances_per_level,
-                               "cpu": cpu, "out": out, "price": [f"{behavior}={DEMO_PRICE}"]}
-    spec_from_options({**options, "price": None, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
+                               "cpu": cpu, "out": out, "prices": [f"{behavior}={DEMO_PRICE}"]}
+    spec_from_options({**options, "prices": None, "base_url": "http://127.0.0.1/v1"}, {})  # refuse bad options before serving
     if out.is_dir():  # a new --out is made by the run, empty; an existing one must take the figures and the page
         check_outputs([("--out", out / "plots", FOLDER), ("--out", out / "report.html", FILE)])
     with start_mock_server(behavior=behavior) as server:

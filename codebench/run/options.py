@@ -3,18 +3,20 @@
 `samples: 2.5`, `seed: x`, `levels: 1`, `base_url: [a]` or an unknown key are refused naming the option as the user
 gave it (its flag, or its key in the config file, a `models:` entry by its place and name), the value and what the
 option takes, in words derived from its type and bounds (or its `description` where the type says too little).
-Defaults are RunSpec's; `spec_from_options` builds the RunSpec from a config and the flags. Imports pydantic, the spec
-and the limits (the spec never imports this module: pydantic loads only for a run that is built).
+The options (names, flags, types, defaults, bounds, help) are declared once, in `spec.OPTIONS`; `spec_from_options`
+builds the RunSpec from a config and the flags. Imports pydantic and the spec (the spec never imports this module:
+pydantic loads only for a run that is built).
 """
 
 from __future__ import annotations
 
 import types
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic.fields import FieldInfo
 
 import puzzles
@@ -22,19 +24,12 @@ import puzzles
 from ..costs import Price
 from ..errors import ConfigError
 from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
-from ..modes import MODES
 from ..records import FOLDER, check_outputs, read_text
-from ..sandbox import BACKENDS, EXECUTORS
-from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits
-from .spec import ALL, BOTH, MAX_COUNT, MAX_SEED, MIN_SECRET, OPPONENTS, ModelSpec, Origin, RunSpec, limits_from, merged, parse_range
+from ..types import GameLimits
+from .spec import ALL, MIN_SECRET, OPTION, OPTIONS, ModelSpec, Origin, RunOption, RunSpec, limits_from, merged, one_of, parse_range
 
 STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 KINDS: dict[Any, str] = {int: "a whole number", float: "a number", str: "text", bool: "true or false", dict: "a mapping"}
-NAMES = "comma-separated in one string, or a list"
-
-
-def _one_of(choices: Any) -> str:
-    return f"one of {', '.join(choices)}"
 
 
 class ModelOption(BaseModel):
@@ -44,7 +39,7 @@ class ModelOption(BaseModel):
 
     name: str = Field(description="text: the model's name as its server serves it")
     label: str | None = None  # what reports call it (default: the name); two entries may serve one name apart
-    preset: str | None = Field(None, description=_one_of(PRESETS))
+    preset: str | None = Field(None, description=one_of(PRESETS))
     base_url: str | None = None
     api_key_env: str | None = Field(None, description="the name of an environment variable")
     request: dict[str, Any] = Field(default_factory=dict, description="a mapping of request-body fields")
@@ -67,55 +62,12 @@ class PriceOption(BaseModel):
     output_per_mtok: float = Field(ge=0)
 
 
-class RunOptions(BaseModel):
-    """Every option `codebench run` takes, as given; `RunSpec` is built from it."""
+class _Options(BaseModel):
+    """What `RunOptions` does besides its fields (which `OPTIONS` declares)."""
 
     model_config = STRICT
 
-    model: str | list[str] | None = Field(None, description=f"model names, {NAMES}")  # the flag or a config list
-    models: list[ModelOption] | None = Field(None, description="a list of entries, each a model name or a mapping with "
-                                                               f"its name and any of {', '.join(list(ModelOption.model_fields)[1:])}")
-    base_url: str | None = None
-    api_key_env: str | None = Field(None, description="the name of an environment variable")
-    preset: str | None = Field(None, description=_one_of(PRESETS))
-    request: dict[str, Any] = Field(default_factory=dict, description="a mapping of request-body fields")  # for every model
-    params: dict[str, dict[str, Any]] = Field(default_factory=dict, description="a mapping of puzzle to its presentation "
-                                                                                "parameters, e.g. {rubik: {reveal_scramble: true}}")
-    mode: str = Field(RunSpec.mode, description=_one_of((*MODES, BOTH)))
-    puzzles: str | list[str] | None = Field(None, description=f"puzzle names, {NAMES}, or {ALL}")  # None: every puzzle
-    levels: str | list[int] = Field(default_factory=lambda: list(RunSpec.levels),
-                                    description="a list such as [1, 3, 5], or a range such as '1-6'")
-    instances_per_level: int = Field(RunSpec.instances_per_level, ge=1, le=MAX_COUNT)
-    samples: int = Field(RunSpec.samples, ge=1, le=MAX_COUNT)
-    temperature: float = Field(RunSpec.temperature, ge=0, le=2)
-    max_tokens: int | None = Field(RunSpec.max_tokens, ge=1)
-    seed: int = Field(RunSpec.seed, ge=0, le=MAX_SEED)
-    cpu: float = Field(Limits.cpu_s, gt=0, le=MAX_CPU_S)
-    memory: int = Field(Limits.memory_mib, ge=MEMORY_MIB_RANGE[0], le=MEMORY_MIB_RANGE[1])
-    max_connections: int = Field(RunSpec.max_connections, ge=1, le=1024)
-    workers: int | None = RunSpec.workers  # its range: sandbox.check_sandbox, through RunSpec
-    backend: str = Field(RunSpec.backend, description=_one_of(BACKENDS))
-    executor: str = Field(RunSpec.executor, description=_one_of(EXECUTORS))
-    ray_address: str | None = None
-    format_retries: int = Field(RunSpec.format_retries, ge=0, le=20)
-    games: str | list[str] | None = Field(None, description=f"game names, {NAMES}, or {ALL}")  # None: no game
-    opponents: str | list[str] = Field(default_factory=lambda: list(RunSpec.opponents),
-                                       description=f"any of {', '.join(OPPONENTS)}, {NAMES}")
-    history: bool = RunSpec.history
-    legal_hint: bool = RunSpec.legal_hint
-    game_cpu: float = Field(GameLimits.game_cpu_s, gt=0, le=10 * MAX_CPU_S)
-    move_cpu: float = Field(GameLimits.move_cpu_s, gt=0, le=MAX_CPU_S)
-    game_secret_file: str | None = None  # a file holding the games' secret, shared on purpose by runs to be compared
-    prices: dict[str, PriceOption] = Field(default_factory=dict, description="a mapping of model label to "
-                                           "{input_per_mtok: DOLLARS, output_per_mtok: DOLLARS}")  # none assumed
-    max_cost: float | None = Field(None, gt=0)  # US dollars over the whole run, resumed runs included
-    max_tokens_total: int | None = Field(None, ge=1)  # prompt + completion tokens over the whole run
-    idle_timeout: float = Field(RunSpec.idle_timeout, gt=0, le=MAX_TIMEOUT_S)
-    request_timeout: float = Field(RunSpec.request_timeout, ge=0, le=MAX_TIMEOUT_S)  # 0: no deadline
-    max_retries: int = Field(RunSpec.max_retries, ge=0, le=MAX_RETRIES)
-    out: str = str(RunSpec.out)
-
-    @field_validator("models", mode="before")
+    @field_validator("models", mode="before", check_fields=False)
     @classmethod
     def _named(cls, value: Any) -> Any:
         """A bare name in the list is an entry with only its name."""
@@ -147,6 +99,24 @@ class RunOptions(BaseModel):
 
     def opponent_names(self) -> tuple[str, ...]:
         return _names(self.opponents)
+
+
+
+def _field(option: RunOption) -> tuple[Any, Any]:
+    """An option as a pydantic field: its type (a schema of its own for `models` and `prices`), default and bounds."""
+    kind, takes = OWN_SCHEMAS.get(option.name, (option.kind, option.takes))
+    default = {"default_factory": lambda: type(option.default)(option.default)} if isinstance(option.default, (dict, list)) \
+        else {"default": option.default}
+    return kind, Field(**default, description=takes, ge=option.ge, gt=option.gt, le=option.le)
+
+
+OWN_SCHEMAS = {  # options whose values are mappings checked field by field
+    "models": (list[ModelOption] | None, "a list of entries, each a model name or a mapping with its name and any of "
+                                         f"{', '.join(list(ModelOption.model_fields)[1:])}"),
+    "prices": (dict[str, PriceOption], OPTION["prices"].takes)}
+RunOptions = create_model("RunOptions", __base__=_Options, __doc__="Every option `codebench run` takes, as given (config "
+                          "file and flags; `OPTIONS` declares them); `RunSpec` is built from it.",
+                          **{option.name: _field(option) for option in OPTIONS})
 
 
 def _names(given: str | list[str]) -> tuple[str, ...]:
@@ -246,16 +216,10 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
     if secret is not None and len(secret) < MIN_SECRET:
         raise ConfigError(f"{secret_option} {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
                           f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
-    game_limits = GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu)  # ranges checked by RunOptions
-    return RunSpec(models=checked.model_specs(), base_url=checked.base_url, api_key_env=checked.api_key_env,
-                   preset=checked.preset, mode=checked.mode, puzzles=checked.puzzle_names(), levels=tuple(levels),
-                   instances_per_level=checked.instances_per_level, samples=checked.samples, temperature=checked.temperature,
-                   max_tokens=checked.max_tokens, seed=checked.seed, limits=limits_from(checked.cpu, checked.memory),
-                   max_connections=checked.max_connections, workers=checked.workers, backend=checked.backend,
-                   executor=checked.executor, ray_address=checked.ray_address,
-                   format_retries=checked.format_retries, request=checked.request, params=checked.params,
-                   games=checked.game_names(levels), opponents=checked.opponent_names(), history=checked.history,
-                   legal_hint=checked.legal_hint, game_limits=game_limits, game_secret=secret, out=Path(checked.out),
-                   prices={label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()},
-                   max_cost=checked.max_cost, max_tokens_total=checked.max_tokens_total, idle_timeout=checked.idle_timeout,
-                   request_timeout=checked.request_timeout, max_retries=checked.max_retries, origin=origin)
+    converted = {"models": checked.model_specs(), "puzzles": checked.puzzle_names(), "levels": tuple(levels),
+                 "games": checked.game_names(levels), "opponents": checked.opponent_names(), "out": Path(checked.out),
+                 "prices": {label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()}}
+    as_given = {field.name: getattr(checked, field.name) for field in fields(RunSpec)
+                if field.name in RunOptions.model_fields and field.name not in converted}  # the same name, the same value
+    return RunSpec(**as_given, **converted, limits=limits_from(checked.cpu, checked.memory), game_secret=secret,
+                   game_limits=GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu), origin=origin)

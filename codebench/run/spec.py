@@ -18,11 +18,11 @@ import puzzles
 
 from ..costs import Price
 from ..errors import ConfigError, InputError
-from ..model.presets import Endpoint, Patience, resolve_endpoint
+from ..model.presets import DEFAULT_PRESET, MAX_RETRIES, MAX_TIMEOUT_S, PRESETS, Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
 from ..records import read_text
-from ..sandbox import check_sandbox
+from ..sandbox import BACKENDS, EXECUTORS, check_sandbox
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
@@ -35,13 +35,12 @@ MAX_NESTING = 64  # a config's values nest a few levels; deeper is a mistake or 
 MAX_NODES = 1_000_000  # values in a config, YAML aliases counted wherever they are used (a "billion laughs" is refused)
 SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
                               "stream", "stream_options"})  # request fields a config may not override
-FLAGS = {"params": "--param", "prices": "--price", "history": "--history/--no-history"}  # else --KEY-WITH-DASHES
 ALL = "all"  # --puzzles all, --games all
 
 
 def flag(key: str) -> str:
-    """The command-line flag of the run option `key`."""
-    return FLAGS.get(key) or endpoint_flag(key)
+    """The command-line flag of the run option `key` (`OPTIONS` declares them)."""
+    return OPTION[key].flags[0] if key in OPTION else endpoint_flag(key)
 
 
 @dataclass(frozen=True)
@@ -469,3 +468,113 @@ def _shape(data: Any) -> tuple[float, float]:
             stack.append((item, True))
             stack.extend((child, False) for child in children)
     return done[id(data)]
+
+
+@dataclass(frozen=True)
+class RunOption:
+    """One option of `codebench run`, declared once: its config key (`name`), its flag, type, default, bounds and help.
+    `codebench run`'s flags, the config file's keys and the checked `RunOptions` (run/options.py) are all made from
+    `OPTIONS`; a library caller gives `RunSpec` the same values (under `RunSpec`'s names where they differ)."""
+
+    name: str
+    kind: Any  # the type a config value must have (strictly: 2.5 is no count, "3" no number)
+    default: Any
+    help: str  # the flag's help, without its default
+    shown: str | None = None  # the default as help shows it (default: the value itself)
+    takes: str | None = None  # what a value must be, in words, where the type and bounds say too little
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    flag: tuple[str, ...] = ()  # the flag's declarations (default: --name-with-dashes)
+    flag_kind: Any = None  # what the flag parses, where the config takes more (comma-separated names: str)
+    config_only: bool = False  # no flag: the config file's key alone
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        return self.flag or ("--" + self.name.replace("_", "-"),)
+
+    def help_text(self) -> str:
+        """The flag's help, its default included (typer shows none for an option that is None until given)."""
+        shown = self.shown if self.shown is not None else "yes" if self.default is True else "no" if self.default is False \
+            else str(self.default)
+        return f"{self.help} Default: {shown}."
+
+
+def one_of(choices: Any) -> str:
+    return f"one of {', '.join(choices)}"
+
+
+NAMES = "comma-separated in one string, or a list"
+OPTIONS = (
+    RunOption("model", str | list[str] | None, None, "Model name(s), comma-separated.", "none (give one, or a models: list in "
+              "the config)", takes=f"model names, {NAMES}", flag_kind=str),
+    RunOption("models", Any, None, "A list of model entries, each a name or a mapping of its own endpoint and request.",
+              "none", config_only=True),  # its type is the config schema's: run/options.py
+    RunOption("base_url", str | None, None, "OpenAI-compatible endpoint URL.", "the preset's URL"),
+    RunOption("api_key_env", str | None, None, "Environment variable holding the API key.", "the preset's usual variable",
+              takes="the name of an environment variable"),
+    RunOption("preset", str | None, None, f"Default URL, key variable and request shape: {', '.join(PRESETS)}.",
+              f"{DEFAULT_PRESET} without --base-url", takes=one_of(PRESETS)),
+    RunOption("request", dict[str, Any], {}, "Request-body fields for every model.", "none",
+              takes="a mapping of request-body fields", config_only=True),
+    RunOption("params", dict[str, dict[str, Any]], {}, "PUZZLE.KEY=VALUE presentation parameter, e.g. "
+              "rubik.reveal_scramble=true (repeatable).", "none", takes="a mapping of puzzle to its presentation parameters, "
+              "e.g. {rubik: {reveal_scramble: true}}", flag=("--param", "-p"), flag_kind=list[str]),
+    RunOption("mode", str, RunSpec.mode, "code (a solver program), instruction (the answer itself) or both.",
+              takes=one_of((*MODES, BOTH))),
+    RunOption("puzzles", str | list[str] | None, None, "Comma-separated puzzle names, or all.", "all nine, or none with --games",
+              takes=f"puzzle names, {NAMES}, or {ALL}", flag_kind=str),
+    RunOption("levels", str | list[int], list(RunSpec.levels), "Levels, e.g. 1-6 or 1,3,5.", _span(RunSpec.levels),
+              takes="a list such as [1, 3, 5], or a range such as '1-6'", flag_kind=str),
+    RunOption("instances_per_level", int, RunSpec.instances_per_level, "Instances per level.", ge=1, le=MAX_COUNT),
+    RunOption("samples", int, RunSpec.samples, "Programs or answers drawn per model and question (n of pass@k).", ge=1,
+              le=MAX_COUNT),
+    RunOption("temperature", float, RunSpec.temperature, "Sampling temperature.", ge=0, le=2),
+    RunOption("max_tokens", int | None, RunSpec.max_tokens, "Completion tokens per request.", "no cap of ours: the "
+              "server's", ge=1),
+    RunOption("seed", int, RunSpec.seed, "Base seed for instances and sampling.", ge=0, le=MAX_SEED),
+    RunOption("cpu", float, Limits.cpu_s, "CPU seconds per instance.", f"{Limits.cpu_s:g}", gt=0, le=MAX_CPU_S),
+    RunOption("memory", int, Limits.memory_mib, "MiB of memory per instance.", ge=MEMORY_MIB_RANGE[0],
+              le=MEMORY_MIB_RANGE[1], config_only=True),
+    RunOption("max_connections", int, RunSpec.max_connections, "Concurrent model requests.", ge=1, le=1024),
+    RunOption("workers", int | None, RunSpec.workers, "Sandbox workers.", "one per core"),  # its range: check_sandbox
+    RunOption("backend", str, RunSpec.backend, "docker, local (bubblewrap) or unsafe-local (trusted code only).",
+              takes=one_of(BACKENDS)),
+    RunOption("executor", str, RunSpec.executor, "local, or ray: the backend on every node of a Ray cluster.",
+              takes=one_of(EXECUTORS)),
+    RunOption("ray_address", str | None, RunSpec.ray_address, "With --executor ray: auto or ray://host:port.",
+              "start Ray here"),
+    RunOption("format_retries", int, RunSpec.format_retries, "Instruction mode: follow-ups when no answer can be read.",
+              ge=0, le=20),
+    RunOption("games", str | list[str] | None, None, "Comma-separated game names, or all: PuzzlePlex's games, played in "
+              "both seats against --opponents.", "none", takes=f"game names, {NAMES}, or {ALL}", flag_kind=str),
+    RunOption("opponents", str | list[str], list(RunSpec.opponents), "Whom a model meets in two-player games: ref, random, "
+              "models (each other), comma-separated.", ",".join(RunSpec.opponents),
+              takes=f"any of {', '.join(OPPONENTS)}, {NAMES}", flag_kind=str),
+    RunOption("history", bool, RunSpec.history, "Instruction-mode games: send the whole conversation each turn, or only "
+              "the rules and this turn.", "--history", flag=("--history/--no-history",)),
+    RunOption("legal_hint", bool, RunSpec.legal_hint, "Instruction-mode games: list the legal moves each turn.",
+              flag=("--legal-hint",)),
+    RunOption("game_cpu", float, GameLimits.game_cpu_s, "Code-mode games: CPU seconds a strategy may spend over a game "
+              "(PuzzlePlex's).", f"{GameLimits.game_cpu_s:g}", gt=0, le=10 * MAX_CPU_S),
+    RunOption("move_cpu", float, GameLimits.move_cpu_s, "Code-mode games: CPU seconds per move.",
+              f"{GameLimits.move_cpu_s:g}", gt=0, le=MAX_CPU_S),
+    RunOption("game_secret_file", str | None, None, "Games: a file holding the secret that salts every setup and built-in "
+              f"player ({MIN_SECRET}+ characters); give runs to be pooled or compared the same file.",
+              "a new secret per run, kept in its database", flag_kind=Path),
+    RunOption("prices", dict[str, Any], {}, "MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens "
+              "(repeatable).", "none assumed", takes="a mapping of model label to {input_per_mtok: DOLLARS, "
+              "output_per_mtok: DOLLARS}", flag=("--price",), flag_kind=list[str]),  # each price's type: run/options.py
+    RunOption("max_cost", float | None, RunSpec.max_cost, "Stop asking once the run's requests cost this many dollars "
+              "(needs a --price for every model).", "no budget", gt=0),
+    RunOption("max_tokens_total", int | None, RunSpec.max_tokens_total, "Stop asking once the run's requests hold this "
+              "many prompt + completion tokens.", "no budget", ge=1),
+    RunOption("idle_timeout", float, RunSpec.idle_timeout, "Seconds a request may go without a byte before it is retried "
+              "(reasoning models can think in silence).", f"{RunSpec.idle_timeout:g}", gt=0, le=MAX_TIMEOUT_S),
+    RunOption("request_timeout", float, RunSpec.request_timeout, "Seconds one attempt may take in all, the streamed reply "
+              "included; 0: no deadline.", f"{RunSpec.request_timeout:g}", ge=0, le=MAX_TIMEOUT_S),
+    RunOption("max_retries", int, RunSpec.max_retries, "Retries of a request that timed out, was cut off or got 429/5xx.",
+              ge=0, le=MAX_RETRIES),
+    RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
+)
+OPTION = {option.name: option for option in OPTIONS}
