@@ -60,20 +60,20 @@ class InstructionMode(Mode):
         for retries in range(self.format_retries + 1):
             completion = _after(spent, await model.complete(messages, temperature=job.sampling.temperature,
                                                             max_tokens=job.sampling.max_tokens, seed=job.sampling.seed))
-            hedged = await asyncio.to_thread(hedges, completion.text)  # how sure it sounds: a wrong answer's failure mode
             if completion.error is not None:
-                return Reply(completion, Reading(Status.API_ERROR, completion.error, hedged=hedged), retries, tuple(retried))
+                return Reply(completion, Reading(Status.API_ERROR, completion.error, hedged=await _hedged(completion)), retries,
+                             tuple(retried))
             answer = (await asyncio.to_thread(read_answer, completion.text)).text  # a big reply holds no event loop
             if answer is not None:
-                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY), hedged), retries,
-                             tuple(retried))
+                return Reply(completion, Reading(None, "", Program(program_key(answer), answer, ANSWER_ENTRY),
+                                                 await _hedged(completion)), retries, tuple(retried))
             messages = [*messages, {"role": "assistant", "content": completion.text}, {"role": "user", "content": FORMAT_REMINDER}]
             spent = completion
             retried.append(completion.text)
         truncated = " (the last reply was cut off at max_tokens)" if completion.truncated else ""
         return Reply(completion, Reading(Status.NO_ANSWER, f"no parseable answer after {self.format_retries} format "
-                                                           f"retries{truncated}", hedged=hedged), self.format_retries,
-                     tuple(retried[:-1]))
+                                                           f"retries{truncated}", hedged=await _hedged(completion)),
+                     self.format_retries, tuple(retried[:-1]))
 
     async def judge(self, job: SampleJob, sample: Sample, bench: Bench) -> None:
         answer = sample.reading.program
@@ -97,3 +97,8 @@ def _after(spent: Completion | None, completion: Completion) -> Completion:
 
 def _plus(first: int | None, second: int | None) -> int | None:
     return None if first is None and second is None else (first or 0) + (second or 0)
+
+
+async def _hedged(completion: Completion) -> bool:
+    """How sure the reply that is kept sounds (a wrong answer's failure mode); read once, off the event loop."""
+    return await asyncio.to_thread(hedges, completion.text)
