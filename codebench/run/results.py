@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from .store import Store
 
 DATABASE = "run.sqlite"  # a run directory's database
-Runs = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]  # one run directory, or several
 NOT_ASKED = "not asked yet: the run was interrupted or a budget held it (re-running its command asks it)"
 NOT_RUN = "not judged yet: its program has not run on this instance (re-running the run's command runs it)"
 VOID = "void: the sandbox or the endpoint broke it (re-running the run's command plays it again)"
@@ -184,12 +183,13 @@ KINDS = {"samples": RunSample, "executions": RunExecution, "games": RunGame, "us
 class LoadedRun:
     """One run, or several joined, as rows of each kind (`KINDS`), each in its run's plan order."""
 
-    runs: tuple[str, ...]
+    runs: tuple[str, ...]  # each run directory, as its rows name it
     samples: tuple[RunSample, ...]
     executions: tuple[RunExecution, ...]
     games: tuple[RunGame, ...]
     usage: tuple[RunUsage, ...]
     instances: tuple[RunInstance, ...]
+    folders: tuple[Path, ...] = dataclasses.field(default=(), repr=False)  # where they were read: report and compare read them anew
 
     def rows(self, kind: str) -> tuple[Any, ...]:
         """The rows of one kind.
@@ -221,6 +221,9 @@ class LoadedRun:
         return {kind: self.frame(kind) for kind in KINDS}
 
 
+Runs = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | LoadedRun  # one run directory or several, or loaded
+
+
 def _values(row: Any) -> list[Any]:
     """A row's field values, as they are (not copied deep, as `astuple` would)."""
     return [getattr(row, field.name) for field in dataclasses.fields(row)]
@@ -243,7 +246,8 @@ def databases(runs: Runs) -> list[Path]:
     Raises:
         InputError: no run directory, or one that holds no run.sqlite.
     """
-    folders = [Path(runs)] if isinstance(runs, str | os.PathLike) else [Path(run) for run in runs]
+    folders = [Path(runs)] if isinstance(runs, str | os.PathLike) else list(runs.folders) if isinstance(runs, LoadedRun) \
+        else [Path(run) for run in runs]
     if not folders:
         raise InputError("give the directory of a run (its --out)")
     for folder in folders:
@@ -373,7 +377,7 @@ def _loaded(stores: Sequence[Store]) -> LoadedRun:
         kinds["instances"] += [RunInstance(run, fact.puzzle, fact.level, fact.instance_id, fact.alike, fact.meta)
                                for fact in part.store.instance_facts()]
     return LoadedRun(tuple(harmless(str(store.path.parent)) for store in stores),
-                     *(tuple(kinds[kind]) for kind in KINDS))
+                     *(tuple(kinds[kind]) for kind in KINDS), folders=tuple(store.path.parent for store in stores))
 
 
 def _requests(run: str, part: _Part) -> tuple[list[RunSample], list[RunExecution]]:
