@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--backend", default="docker", help="sandbox backend (default docker)")
     parser.add_argument("--games", type=int, default=60, help="seeded games per game and way (default 60)")
     args = parser.parse_args()
-    budgets = GameLimits()
+    game_limits = GameLimits()
     print(f"{'game':<10} {'way':<10} {'games/s':>9} {'moves/s':>9} {'ms/move':>8}   ({args.games} games, backend {args.backend})")
     with get_backend(args.backend, Limits(), workers=1) as sandbox:
         for name, source in PROGRAMS.items():
@@ -72,7 +72,7 @@ def main() -> None:
                 for way in ("in-process", "sandbox"):
                     started, moves = time.perf_counter(), 0
                     for setup in setups:
-                        seat = ProgramSeat("program", held, budgets) if way == "sandbox" else InProcessSeat("program", source)
+                        seat = ProgramSeat("program", held, game_limits) if way == "sandbox" else InProcessSeat("program", source)
                         record = play(game, setup, seats_for(game, seat))
                         assert record.statuses[0] == "legal", record
                         moves += sum(move["player"] == 0 for move in record.moves)

@@ -65,15 +65,15 @@ def _classify(facts: Facts, limits: Limits) -> _Call | None:
     return None
 
 
-def judge_player(facts: Facts, budgets: GameLimits) -> Outcome | None:
+def judge_player(facts: Facts, game_limits: GameLimits) -> Outcome | None:
     """A sandboxed game player's setup or move, from the supervisor's records: None when it stands (`ready`) or gave
-    a move for the engine to judge; else the outcome that ends its game. The move's budgets play the part of an
+    a move for the engine to judge; else the outcome that ends its game. The move's limits play the part of an
     instance's limits; the game's CPU budget, spent, is a timeout `game_cpu_limit`."""
     if not facts.infra_error and (facts.killed == "game_cpu_limit" or facts.signal == signal.SIGXCPU
-                                  or facts.game_cpu_s >= budgets.game_cpu_s):
+                                  or facts.game_cpu_s >= game_limits.game_cpu_s):
         return Outcome(Status.TIMEOUT, "game_cpu_limit", cpu_s=facts.cpu_s, wall_s=facts.wall_s, stdout=facts.stdout,
                        stderr=facts.stderr)
-    call = _classify(facts, Limits(cpu_s=budgets.move_cpu_s, wall_s=budgets.move_wall_limit_s))
+    call = _classify(facts, Limits(cpu_s=game_limits.move_cpu_s, wall_s=game_limits.move_wall_limit_s))
     if call is None and facts.kind in (ResultKind.READY, ResultKind.ANSWER):
         return None
     call = call or _Call(Status.RUNTIME_ERROR, f"bad_result:{facts.kind}")  # a load's report where a move was due

@@ -26,7 +26,7 @@ from .analysis.compare import compare as paired
 from .analysis.report import Report, RunScope, build_report, check_rendering, render_report
 from .errors import InputError
 from .run.results import Runs, databases, joined, once, opened
-from .types import ExecutionRow, GameRow, SampleDetail, SampleUsage, harmless
+from .types import ExecutionRow, GameRow, ModeName, SampleDetail, SampleUsage, harmless
 
 if TYPE_CHECKING:
     from .costs import Price
@@ -191,9 +191,9 @@ def _sides(runs: Sequence[Sequence[ExecutionRow]], a: str | None, b: str | None)
         raise InputError("give both --a and --b, or neither (one run with one model in both modes)")
     found = sorted({(row.model, row.mode) for rows in runs for row in rows})
     models = {model for model, _ in found}
-    if len(runs) == 1 and len(models) == 1 and {mode for _, mode in found} >= {"instruction", "code"}:
+    if len(runs) == 1 and len(models) == 1 and {mode for _, mode in found} >= set(ModeName):
         model = models.pop()
-        return Side(model, "instruction"), Side(model, "code")
+        return Side(model, ModeName.INSTRUCTION), Side(model, ModeName.CODE)
     raise InputError(f"name the sides with --a and --b (sides found: {sides_found(runs)})")
 
 

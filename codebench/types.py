@@ -2,6 +2,35 @@
 
 The only place a status word is spelled. Imports the standard library and `puzzles` only, so any stage can
 import it without loading another stage.
+
+Glossary (one word, one concept; where each lives):
+- instance: one generated puzzle at a level and seed (`puzzles.Record`); its `level` is the named step of difficulty
+  (L1-L6), its complexity λ the generator's own measure (`meta`).
+- question: what a mode asks a model once (`modes.Question`): code mode one per puzzle (a program for every level),
+  instruction mode one per instance.
+- mode: how a model is asked (`ModeName`, spelled only here): code or instruction; the object that asks and judges
+  in a mode is a `modes.Mode` (`--mode both` runs the two on the same instances).
+- sample: one request for a question and its reply (`SampleJob` planned, `Sample` stored): the n of pass@k.
+- program: code a model wrote, or an instruction-mode answer judged the same way (`Program`); its `key` is its content.
+- execution: a program run on one instance under `Limits`, or an answer judged on it (`modes.Execution`); the
+  sandbox reports `Facts`, the judge turns them into an `Outcome`.
+- outcome: the judged result of one execution or answer: a `Status`, a detail, the validator's issues, measurements.
+  A game's end is a `puzzles.games.GameOutcome` (scores and results per seat), never an outcome.
+- status: one word per (sample, instance), spelled only here (`Status`). Infrastructure statuses (`sandbox_error`,
+  `api_error`) say nothing about the model: counted apart, never in a rate, redone on resume.
+- limits: what one execution may use (`Limits`: CPU, wall, memory, output); a game's limits (`GameLimits`: CPU per
+  move and per game) bind a sandboxed player. A budget is the run's alone: `--max-cost`, `--max-tokens-total`
+  (run/pipeline.py), which hold requests back.
+- game, match: a game is one of PuzzlePlex's engines (`puzzles.games.Game`); a match is one planned game at a level
+  and seed between entrants (`games.plan.MatchJob`), stored with its record (`GameRow`).
+- seat: a place at a game's table (0, 1); a player sits in it: a built-in strategy, a model's program (`ProgramSeat`,
+  run by a sandbox worker held for it: `sandbox.HeldWorker`) or a model answering turn by turn (`ChatSeat`).
+- strategy: a callable or a program's `Strategy` class that picks a move from an observation.
+- cell: the report's unit: one model × mode × puzzle × level (`analysis.metrics.CellMetrics`).
+- run: the results in one directory's `run.sqlite` (the store, `run.store.Store`), keyed by content (`keys`): the
+  same question, sample, program and instance always have the same key, so a run resumes.
+- not counted: a planned result a rate leaves out, with its reason (not asked, not run, infrastructure, void, not
+  played: `run.results`); every report and export says how many.
 """
 
 from __future__ import annotations
@@ -40,6 +69,13 @@ class Status(StrEnum):
 INFRASTRUCTURE_STATUSES = frozenset({Status.SANDBOX_ERROR, Status.API_ERROR})
 COUNTED_STATUSES = tuple(s for s in Status if s not in INFRASTRUCTURE_STATUSES)  # the report's column order
 INFRASTRUCTURE_ORDER = tuple(s for s in Status if s in INFRASTRUCTURE_STATUSES)
+
+
+class ModeName(StrEnum):
+    """How a model is asked (`--mode`). Stored in results and keys: values are never renamed."""
+
+    CODE = "code"  # writes one solver program per puzzle, run in the sandbox on every instance
+    INSTRUCTION = "instruction"  # answers one instance directly; the answer is judged as a program's would be
 
 
 class ResultKind(StrEnum):
@@ -110,7 +146,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class GameLimits:
-    """A game's budgets for one sandboxed player: CPU for the whole game (PuzzlePlex's 300 s: everything the player's
+    """A game's limits for one sandboxed player: CPU for the whole game (PuzzlePlex's 300 s: everything the player's
     processes burn, between moves too, by the worker cgroup's count), CPU and wall time per move (its setup,
     `Strategy(setup)`, gets one move's); `move_wall_s` defaults to 3 × `move_cpu_s`."""
 
@@ -120,7 +156,7 @@ class GameLimits:
 
     def __post_init__(self) -> None:
         if min(self.game_cpu_s, self.move_cpu_s, self.move_wall_s or 1.0) <= 0 or self.game_cpu_s > 10 * MAX_CPU_S:
-            raise ValueError("game and move budgets must be positive (and a game's CPU at most 10 hours)")
+            raise ValueError("game and move limits must be positive (and a game's CPU at most 10 hours)")
 
     @property
     def move_wall_limit_s(self) -> float:

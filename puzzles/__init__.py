@@ -16,7 +16,7 @@ Usable on its own; it never imports codebench, Docker, the network or a model cl
 
 from ._answer import ReplyAnswer, read_answer
 from ._catalog import PUZZLES, get_puzzle, puzzle_names
-from ._errors import ConfigError, InstanceFormatError, PuzzleError, UnknownPuzzleError
+from ._errors import InstanceFormatError, ParamError, PuzzleError, UnknownPuzzleError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
 from ._prompt import instruction_prompt
 from ._protocol import LEVELS, MAX_SEED, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
@@ -25,10 +25,10 @@ __all__ = [
     "LEVELS",
     "MAX_SEED",
     "PUZZLES",
-    "ConfigError",
     "InstanceFormatError",
     "Issue",
     "IssueCode",
+    "ParamError",
     "Puzzle",
     "PuzzleError",
     "Record",

@@ -1,7 +1,7 @@
 """Errors raised by the puzzle library.
 
 PuzzleError
- ├── ConfigError          bad parameters or level (names the field and value)
+ ├── ParamError          bad parameters or level (names the field and value)
  ├── UnknownPuzzleError   no puzzle with that name
  └── InstanceFormatError  an instance file (DIMACS …) cannot be read, or `solve` refuses an instance:
                           malformed, inconsistent, past the family's stated bounds, or unsolvable
@@ -15,7 +15,7 @@ class PuzzleError(Exception):
     """Base of every error this package raises."""
 
 
-class ConfigError(PuzzleError, ValueError):
+class ParamError(PuzzleError, ValueError):
     """A level or parameter value is out of range or of the wrong type."""
 
 

@@ -11,7 +11,7 @@ Bounds. `Puzzle.solve` first calls `Puzzle.check_instance`, total over any JSON 
 shape check, then the family's `_check_instance` (structure, consistency and complexity bounds,
 stated in each module's docstring); only then its `_solve` search, which may itself refuse
 (unsolvable, or a deterministic search budget spent). Every refusal is an InstanceFormatError
-naming the rule. `generate` checks its parameters (ConfigError) before drawing anything.
+naming the rule. `generate` checks its parameters (ParamError) before drawing anything.
 
 Imports only the standard library and this package's `_errors` and `_json`.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
 
 JSON = Any  # a value json.loads can return
@@ -298,9 +298,9 @@ def first_reaching(candidates: Iterable[tuple[float, T]], target: float, tries: 
 
 
 def check_param(ok: bool, name: str, value: object, expected: str) -> None:
-    """Raise ConfigError naming the parameter when `ok` is false (used in Params.__post_init__)."""
+    """Raise ParamError naming the parameter when `ok` is false (used in Params.__post_init__)."""
     if not ok:
-        raise ConfigError(f"parameter {name}={clip(value)}: expected {expected}")
+        raise ParamError(f"parameter {name}={clip(value)}: expected {expected}")
 
 
 def _accepts(hint: object, value: object) -> bool:
@@ -332,16 +332,16 @@ def params_from_mapping(params_cls: type[P], values: Mapping[str, object]) -> P:
     """Build a Params dataclass from user values, checking names and types before its own checks.
 
     Raises:
-        ConfigError: an unknown name, a value of the wrong type, or a value out of range.
+        ParamError: an unknown name, a value of the wrong type, or a value out of range.
     """
     hints = typing.get_type_hints(params_cls)
     names = [f.name for f in dataclasses.fields(params_cls)]  # type: ignore[arg-type]
     unknown = sorted(_name(k) for k in values if k not in names)
     if unknown:
-        raise ConfigError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
+        raise ParamError(f"unknown parameter(s) {', '.join(unknown)}; this puzzle takes {', '.join(names)}")
     for name, value in values.items():
         if not _accepts(hints[name], value):
-            raise ConfigError(f"parameter {name}={clip(value)}: expected {_described(hints[name])}")
+            raise ParamError(f"parameter {name}={clip(value)}: expected {_described(hints[name])}")
     coerced = {k: float(v) if hints[k] is float else v for k, v in values.items()}
     return params_cls(**coerced)
 
@@ -375,12 +375,12 @@ class Puzzle(ABC, Generic[P]):
         so the same (level, seed) gives the same puzzle with or without them.
 
         Raises:
-            ConfigError: no level and no params, an unknown level, a bad seed or parameter.
+            ParamError: no level and no params, an unknown level, a bad seed or parameter.
         """
         if not is_int(seed) or not 0 <= seed <= MAX_SEED:
-            raise ConfigError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
+            raise ParamError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
         if level is None and params is None:
-            raise ConfigError("give a level, explicit parameters, or a level with presentation parameters")
+            raise ParamError("give a level, explicit parameters, or a level with presentation parameters")
         given = dict(params or {})
         shown = {k: given[k] for k in sorted(k for k in given if k in self.presentation_params)}
         if level is None:
@@ -399,11 +399,11 @@ class Puzzle(ABC, Generic[P]):
 
     def _check_level(self, level: object, given: Mapping[str, object]) -> None:
         if not is_int(level) or level not in self.levels:
-            raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+            raise ParamError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
         drawn = sorted(_name(k) for k in given if k not in self.presentation_params)
         if drawn:
             allowed = ", ".join(sorted(self.presentation_params)) or "none for this puzzle"
-            raise ConfigError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "
+            raise ParamError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "
                               f"(presentation parameters only: {allowed}); drop the level to set them")
 
     def params_for_level(self, level: int, rng: random.Random, shown: Mapping[str, object] | None = None) -> P:

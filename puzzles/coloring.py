@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, index_key, is_int, listing, open_answer
 from ._sat import decisions, solve_within
 
@@ -214,7 +214,7 @@ class GraphColoring(Puzzle[ColoringParams]):
 
 
 def _needing_all_colours(n: int, m: int, k: int, rng: random.Random) -> Iterator[list[list[int]]]:
-    """Planted graphs with no isolated node that need all k colours; ConfigError after MAX_ATTEMPTS draws in a row without one."""
+    """Planted graphs with no isolated node that need all k colours; ParamError after MAX_ATTEMPTS draws in a row without one."""
     while True:
         for _ in range(MAX_ATTEMPTS):
             edges = _planted_graph(n, m, k, rng)
@@ -222,7 +222,7 @@ def _needing_all_colours(n: int, m: int, k: int, rng: random.Random) -> Iterator
                 yield edges
                 break
         else:
-            raise ConfigError(
+            raise ParamError(
                 f"coloring: no {n}-node {m}-edge graph drawn in {MAX_ATTEMPTS} attempts needs all {k} colours "
                 "with every node on an edge; add edges"
             )

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, is_int, open_answer
 
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
 
     def _passing(self, params: CryptarithmParams, rng: random.Random) -> Iterator[tuple[int, Drawn]]:
         """(search_nodes, puzzle with its planted digits and solution count) for every drawn puzzle in the letter band
-        (and unique where asked); ConfigError after MAX_DRAWS draws in a row without one."""
+        (and unique where asked); ParamError after MAX_DRAWS draws in a row without one."""
         while True:
             for _ in range(MAX_DRAWS):
                 addends, result, digits = self._draw(params, rng)
@@ -215,7 +215,7 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
                     yield branches, (addends, result, digits, count)
                     break
             else:
-                raise ConfigError(f"no puzzle met {params} in {MAX_DRAWS} draws; widen the lengths or letter band, or drop unique")
+                raise ParamError(f"no puzzle met {params} in {MAX_DRAWS} draws; widen the lengths or letter band, or drop unique")
 
     @staticmethod
     def _draw(params: CryptarithmParams, rng: random.Random) -> tuple[list[str], str, dict[str, int]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from . import coloring, sat
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, Record, clip, is_int
 from .coloring import MAX_SOLVE_CLAUSES, MAX_SOLVE_NODES, encoding_size, find_coloring
 
@@ -98,7 +98,7 @@ def read_col(text: str, num_colors: int | None = None) -> dict[str, JSON]:
     Raises:
         InstanceFormatError: no or repeated header, more than MAX_COL_NODES nodes, an unknown line,
             a bad or self-loop edge, or a wrong edge count.
-        ConfigError: `num_colors` is not a positive integer or too few for this graph.
+        ParamError: `num_colors` is not a positive integer or too few for this graph.
     """
     lines = _content_lines(text)
     if not lines or lines[0][1][0] != "p":
@@ -128,11 +128,11 @@ def _colour_count(n: int, edges: list[list[int]], num_colors: int | None) -> int
     if num_colors is None:
         return next(k for k in range(1, n + 1) if find_coloring(n, edges, k) is not None)
     if not is_int(num_colors) or num_colors < 1:
-        raise ConfigError(f"num_colors={clip(num_colors)}: expected an integer >= 1")
+        raise ParamError(f"num_colors={clip(num_colors)}: expected an integer >= 1")
     if num_colors > MAX_SOLVE_CLAUSES or encoding_size(n, len(edges), num_colors) > MAX_SOLVE_CLAUSES:
-        raise ConfigError(f"num_colors={clip(num_colors)}: the colouring encoding would exceed {MAX_SOLVE_CLAUSES} clauses")
+        raise ParamError(f"num_colors={clip(num_colors)}: the colouring encoding would exceed {MAX_SOLVE_CLAUSES} clauses")
     if find_coloring(n, edges, num_colors) is None:
-        raise ConfigError(f"num_colors={num_colors}: this graph cannot be coloured with so few colours")
+        raise ParamError(f"num_colors={num_colors}: this graph cannot be coloured with so few colours")
     return num_colors
 
 
@@ -142,7 +142,7 @@ def dimacs_record(file_name: str, text: str, num_colors: int | None = None) -> R
     Raises:
         InstanceFormatError: an unknown suffix, a malformed file (with the line), or an instance beyond the
             family's rules and bounds (`check_instance`: what `solve` and `validate` would refuse).
-        ConfigError: `num_colors` too small for the graph.
+        ParamError: `num_colors` too small for the graph.
     """
     stem, _, suffix = file_name.rpartition(".")
     if suffix == "cnf":

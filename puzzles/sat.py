@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from math import comb
 from typing import TYPE_CHECKING
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
 from ._sat import decisions, solve_within
 
@@ -133,7 +133,7 @@ class Sat(Puzzle[SatParams]):
             if model is not None:
                 break
         else:
-            raise ConfigError(
+            raise ParamError(
                 f"sat: {MAX_ATTEMPTS} draws of {n} variables, {m} clauses gave no satisfiable formula; lower num_clauses"
             )
         count = count_models(clauses, n)

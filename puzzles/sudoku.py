@@ -24,7 +24,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer, reject
 from ._sat import solve_within
 
@@ -400,7 +400,7 @@ class Sudoku(Puzzle[SudokuParams]):
             complexity = {"q": grid.count(0), "delta": search.delta(grid), "tau": search.nodes, "givens": params.givens}
             facts = {"tau_capped": search.nodes >= TAU_BUDGET, "singles_solvable": singles, "solution_count": 1, "attempts": attempt}
             return instance, {"complexity": complexity, **facts}
-        raise ConfigError(
+        raise ParamError(
             f"sudoku: no unique {n}×{n} puzzle with {params.givens} givens, logic={params.logic} and τ ≥ {params.tau_target} "
             f"in {MAX_ATTEMPTS} attempts"
         )

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from math import gcd
 
-from ._errors import ConfigError, InstanceFormatError
+from ._errors import InstanceFormatError, ParamError
 from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 ACTIONS = ("Fill A", "Fill B", "Empty A", "Empty B", "Pour A to B", "Pour B to A")
@@ -161,7 +161,7 @@ class WaterJug(Puzzle[WaterJugParams]):
                     "draws": draw,
                 }
                 return instance, meta
-        raise ConfigError(
+        raise ParamError(
             f"no target with minimal steps in {params.min_steps}..{params.max_steps} for capacities "
             f"up to {params.max_capacity} in {MAX_DRAWS} draws; the band is empty or too narrow"
         )

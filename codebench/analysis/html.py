@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, ExecutionDetail, GameRow, SampleDetail, Status, harmless
+from ..types import COUNTED_STATUSES, INFRASTRUCTURE_ORDER, ExecutionDetail, GameRow, ModeName, SampleDetail, Status, harmless
 from .replays import GAME_FIELDS, TURN_FIELDS, replay_rows
 from .report import LEGEND, REGISTRY, Report, headline, notes
 
 CLIP = 4096  # characters kept of each output stream, detail and issue list (the head and the tail, half each)
 PAGE = 100  # rows of the sample list drawn at once, and of a sample's executions
-PROGRAM_TITLES = {"code": "extracted program", "instruction": "parsed answer"}  # what a mode's judged text is
+PROGRAM_TITLES = {ModeName.CODE: "extracted program", ModeName.INSTRUCTION: "parsed answer"}  # what a mode's judged text is
 
 
 SAMPLE_FIELDS = ("model", "mode", "puzzle", "sample", "instance", "key", "prompt", "response", "retried", "reasoning",

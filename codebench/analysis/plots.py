@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..records import open_output
-from ..types import COUNTED_STATUSES, Status
+from ..files import open_output
+from ..types import COUNTED_STATUSES, ModeName, Status
 from .report import Report
 
 FORMATS = ("png", "svg")
@@ -227,12 +227,12 @@ def _modes(report: Report, plt: Any) -> Any:
     for cell in report.cells:
         if cell.executions:
             rates[(cell.model, cell.puzzle)][cell.mode].append((cell.status_counts.get(Status.LEGAL, 0), cell.executions))
-    paired = {key: modes for key, modes in rates.items() if {"code", "instruction"} <= set(modes)}
+    paired = {key: modes for key, modes in rates.items() if set(ModeName) <= set(modes)}
     if not paired:
         return None
     labels = sorted(paired)
     figure, axis = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 3.6))
-    for offset, mode in ((-0.2, "instruction"), (0.2, "code")):
+    for offset, mode in ((-0.2, ModeName.INSTRUCTION), (0.2, ModeName.CODE)):
         shares = [sum(ok for ok, _ in paired[key][mode]) / sum(n for _, n in paired[key][mode]) for key in labels]
         axis.bar([i + offset for i in range(len(labels))], shares, width=0.4, label=mode)
     axis.set_xticks(range(len(labels)), [f"{puzzle}\n{model}" for model, puzzle in labels], fontsize="small")

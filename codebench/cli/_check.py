@@ -19,7 +19,7 @@ from rich.table import Table
 from puzzles import get_puzzle
 
 from ..errors import InputError, SandboxUnavailableError
-from ..records import FILE, check_outputs, open_output, read_text
+from ..files import FILE, check_outputs, open_output, read_text
 from ..run.check import CheckResult, baseline_json, check_program, junit_xml, load_baseline, regressions
 from ..run.spec import MAX_SEED, limits_from, parse_range
 from ..sandbox import BACKENDS, check_sandbox, open_sandbox

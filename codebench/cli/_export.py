@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from ..errors import InputError
-from ..records import FILE, FOLDER, check_outputs, open_output
+from ..files import FILE, FOLDER, check_outputs, open_output
 from ..run.export import FOLDERS, FORMATS, outputs, require, write_folder, write_jsonl
 from ..run.results import databases, load_run, once, store_files
 from ..types import harmless

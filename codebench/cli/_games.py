@@ -15,9 +15,9 @@ from rich.console import Console
 from puzzles.games import GAMES, Game, GameRecord, Setup, StrategyPlayer, get_game
 
 from ..errors import InputError, SandboxUnavailableError
+from ..files import FILE, check_outputs, open_output, read_text
 from ..games.match import play_seated, void
 from ..keys import program_key
-from ..records import FILE, check_outputs, open_output, read_text
 from ..run.spec import player_limits
 from ..sandbox import BACKENDS, check_sandbox, open_sandbox
 from ..types import Program, Status, harmless
@@ -59,19 +59,19 @@ def play(
         raise InputError(f"--png: {game.name} has no board picture; games with one: {pictured}")
     check_outputs([("-o", output, FILE), ("--png", png, FILE)], [Path(player) for player in programs])
     check_sandbox(backend)  # checked whoever plays: a typo is a typo with built-in players too
-    budgets, limits = player_limits(game_cpu, move_cpu, memory)
+    game_limits, limits = player_limits(game_cpu, move_cpu, memory)
     setup = game.setup(level, seed)
     if programs:
         with interruptible("the game was not finished; nothing was written"), \
                 open_sandbox(backend, limits, len(names)) as sandbox:
             players = [(player, Program(program_key(programs[player]), programs[player], "Strategy")) if player in programs
                        else StrategyPlayer(player, game.strategies[player]) for player in names]
-            record = play_seated(game, setup, players, sandbox, budgets)
+            record = play_seated(game, setup, players, sandbox, game_limits)
         if void(record):
             raise SandboxUnavailableError("the sandbox failed during the game (sandbox_error): check it with "
                                           "codebench sandbox doctor, then play again")
     else:
-        record = play_seated(game, setup, [StrategyPlayer(player, game.strategies[player]) for player in names], None, budgets)
+        record = play_seated(game, setup, [StrategyPlayer(player, game.strategies[player]) for player in names], None, game_limits)
     if png is not None:
         _write_png(png, game.render_png(record.final))
     text = json.dumps(record.to_json(), sort_keys=True)  # ASCII: a program's surrogates, controls and bidi overrides escaped

@@ -27,7 +27,7 @@ from puzzles.dimacs import dimacs_record
 from puzzles.games import GAMES, game_names, get_game
 
 from ..errors import InputError
-from ..records import open_output, read_lines, read_records, read_text, write_records
+from ..files import open_output, read_lines, read_records, read_text, write_records
 from ..run.spec import MAX_COUNT
 from ..selftest import SelftestRow, run_selftest
 from ._games import show_game

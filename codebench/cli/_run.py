@@ -23,7 +23,7 @@ from rich.text import Text
 
 from ..analysis.report import REGISTRY, check_rendering
 from ..errors import InputError
-from ..records import FILE, FOLDER, check_outputs, open_output
+from ..files import FILE, FOLDER, check_outputs, open_output
 from ..reports import compare as compare_runs
 from ..reports import stores_report
 from ..run.results import DATABASE, opened, store_files

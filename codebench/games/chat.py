@@ -1,7 +1,7 @@
 """The model's side of a game: code mode's strategy prompt, and instruction mode's seat at the table.
 
 Code mode asks once per (model, game, sample) for a program defining `class Strategy` (`templates/games/strategy.md.j2`:
-the rules, the API, the move schema, an example observation with a legal move, the budgets); `ask_strategy` reads it
+the rules, the API, the move schema, an example observation with a legal move, the game's limits); `ask_strategy` reads it
 as code mode reads any program and the match stage seats it in a sandbox. Instruction mode is the game itself: a `ChatSeat` holds
 one conversation per game, the rules once (`opening.md.j2`), then each turn the opponent's moves and the new
 observation (`turn.md.j2`), with PuzzlePlex's options: the whole history (default) or, `history=False`, only the
@@ -27,7 +27,7 @@ from puzzles.games import Answer, Forfeit, Game, Setup
 from ..modes import FORMAT_RETRIES, ChatModel, Reply
 from ..modes._templates import compact_json, template
 from ..modes.code import ask_program
-from ..types import Completion, GameLimits, Limits, Prompt, Sampling, Status
+from ..types import Completion, GameLimits, Limits, ModeName, Prompt, Sampling, Status
 
 STRATEGY_ENTRY = "Strategy"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
@@ -43,7 +43,7 @@ async def ask_strategy(prompt: Prompt, sampling: Sampling, model: ChatModel) -> 
     return await ask_program(prompt, sampling, model, STRATEGY_ENTRY)
 
 
-def render_strategy_prompt(game: Game, budgets: GameLimits, limits: Limits) -> Prompt:
+def render_strategy_prompt(game: Game, game_limits: GameLimits, limits: Limits) -> Prompt:
     """Code mode's prompt for `game`: no instance, so one program plays every level.
 
     Raises:
@@ -52,15 +52,15 @@ def render_strategy_prompt(game: Game, budgets: GameLimits, limits: Limits) -> P
     setup = game.setup(EXAMPLE_LEVEL, EXAMPLE_SEED)
     observation = game.observe(setup.state, 0)
     move = game.strategies["ref"](game, observation, 0, random.Random(0))
-    context = {"name": game.name, "title": game.title, "players": game.players, "mode": "code",
+    context = {"name": game.name, "title": game.title, "players": game.players, "mode": ModeName.CODE,
                "levels": {level: dict(params) for level, params in game.levels.items()},
                "move_schema": compact_json(game.move_schema), "example_observation": compact_json(_shown(observation)),
                "example_move": compact_json(move), "memory_mib": limits.memory_mib,
-               "budgets": {"move_cpu_s": f"{budgets.move_cpu_s:g}", "move_wall_s": f"{budgets.move_wall_limit_s:g}",
-                           "game_cpu_s": f"{budgets.game_cpu_s:g}"}}
+               "game_limits": {"move_cpu_s": f"{game_limits.move_cpu_s:g}", "move_wall_s": f"{game_limits.move_wall_limit_s:g}",
+                           "game_cpu_s": f"{game_limits.game_cpu_s:g}"}}
     system = template("games", "_strategy_system").render(context).strip() + "\n"
     user = template("games", "strategy").render(context).strip() + "\n"
-    return Prompt(game.name, "code", (("system", system), ("user", user)))
+    return Prompt(game.name, ModeName.CODE, (("system", system), ("user", user)))
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class ChatSeat:
 
     def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
         self.game, self.player, self.turns = game, seat, []
-        context = {"name": game.name, "title": game.title, "players": game.players, "player": self.player, "mode": "instruction",
+        context = {"name": game.name, "title": game.title, "players": game.players, "player": self.player, "mode": ModeName.INSTRUCTION,
                    "levels": {level: dict(params) for level, params in game.levels.items()},
                    "move_schema": compact_json(game.move_schema)}
         self.opening = [{"role": "system", "content": template("games", "_play_system").render(context).strip() + "\n"},

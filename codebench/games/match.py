@@ -19,8 +19,8 @@ from puzzles.games import Answer, Forfeit, Game, GameRecord, Player, Setup, play
 
 from ..errors import SandboxError
 from ..judge import judge_player
-from ..sandbox import PlayerSeat, SandboxBackend
-from ..types import GameLimits, Outcome, Program, SampleUsage, Status
+from ..sandbox import HeldWorker, SandboxBackend
+from ..types import GameLimits, ModeName, Outcome, Program, SampleUsage, Status
 
 JSON = Any
 
@@ -31,21 +31,21 @@ def forfeit(outcome: Outcome | None) -> Forfeit | None:
 
 
 class ProgramSeat:
-    """A program's `Strategy`, in a sandbox worker held for the seat (`PlayerSeat`), under the game's budgets."""
+    """A program's `Strategy` in its seat, run by a sandbox worker held for it (`HeldWorker`), under the game's limits."""
 
-    def __init__(self, name: str, seat: PlayerSeat, budgets: GameLimits) -> None:
-        self.name, self.seat, self.budgets = name, seat, budgets
+    def __init__(self, name: str, worker: HeldWorker, game_limits: GameLimits) -> None:
+        self.name, self.worker, self.game_limits = name, worker, game_limits
 
     def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
-        return forfeit(judge_player(self.seat.start(player_view(game, setup, seat), self.budgets), self.budgets))
+        return forfeit(judge_player(self.worker.start(player_view(game, setup, seat), self.game_limits), self.game_limits))
 
     def move(self, observation: JSON, since: list[dict[str, JSON]]) -> Answer:
-        facts = self.seat.act(observation, self.budgets)
-        return Answer(forfeit=forfeit(judge_player(facts, self.budgets)), text=facts.result.get("answer", b""),
+        facts = self.worker.act(observation, self.game_limits)
+        return Answer(forfeit=forfeit(judge_player(facts, self.game_limits)), text=facts.result.get("answer", b""),
                       cpu_s=facts.cpu_s, wall_s=facts.wall_s)
 
     def finish(self) -> dict[str, JSON]:
-        facts = self.seat.end()
+        facts = self.worker.end()
         return {"stdout": facts.stdout, "stderr": facts.stderr, "game_cpu_s": facts.game_cpu_s,
                 **({"infra_error": facts.infra_error} if facts.infra_error else {})}
 
@@ -85,7 +85,7 @@ class SeatEntry:
     def usage(self, game: str, kept: dict[str, JSON]) -> SampleUsage | None:
         """An instruction-mode seat's tokens over every reply it kept (retries included); a code-mode seat spent its
         tokens on its strategy's request, counted with the samples."""
-        return SampleUsage.of_seat(self.model, game, kept) if self.mode == "instruction" and self.model is not None else None
+        return SampleUsage.of_seat(self.model, game, kept) if self.mode == ModeName.INSTRUCTION and self.model is not None else None
 
 
 @dataclass(frozen=True)
@@ -114,13 +114,13 @@ class MatchRecord:
 
 
 def play_seated(game: Game, setup: Setup, players: Sequence[Player | tuple[str, Program]], sandbox: SandboxBackend | None,
-                budgets: GameLimits) -> GameRecord:
+                game_limits: GameLimits) -> GameRecord:
     """`puzzles.games.play`, where a (name, program) player plays in a sandbox worker of its own, held for the game.
 
     Raises:
         SandboxError: a program player, without a sandbox or with a closed one.
     """
-    held: list[PlayerSeat] = []
+    held: list[HeldWorker] = []
     try:
         seats: list[Player] = []
         for player in players:
@@ -128,7 +128,7 @@ def play_seated(game: Game, setup: Setup, players: Sequence[Player | tuple[str, 
                 if sandbox is None:
                     raise SandboxError("a program player needs a sandbox, and none was started")
                 held.append(sandbox.reserve(player[1]))
-                seats.append(ProgramSeat(player[0], held[-1], budgets))
+                seats.append(ProgramSeat(player[0], held[-1], game_limits))
             else:
                 seats.append(player)
         return play(game, setup, seats)

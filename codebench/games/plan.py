@@ -21,7 +21,7 @@ from puzzles.games import get_game
 
 from ..keys import content_key, sample_key
 from ..run.spec import ModelSpec, RunSpec
-from ..types import Prompt, Sampling
+from ..types import ModeName, Prompt, Sampling
 from .chat import ChatOptions, render_strategy_prompt
 
 BUILTINS = ("ref", "random")  # PuzzlePlex's baselines: the reference strategy and the uniform random player
@@ -37,7 +37,7 @@ class StrategyJob:
     sample: int
     prompt: Prompt
     sampling: Sampling
-    mode: ClassVar[str] = "code"
+    mode: ClassVar[ModeName] = ModeName.CODE
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class ProgramEntrant(_ModelEntrant):
     """A model's sample in code mode: the `Strategy` its `StrategyJob` brought back, in a sandbox worker."""
 
     strategy_key: str
-    mode: ClassVar[str] = "code"
+    mode: ClassVar[ModeName] = ModeName.CODE
 
     def descriptor(self) -> dict[str, Any]:
         return {"program_of": self.strategy_key}
@@ -96,7 +96,7 @@ class ChatEntrant(_ModelEntrant):
     sampling: Sampling  # its seed moves on every turn
     options: ChatOptions
     identity: dict[str, Any]  # what else decides the model's replies (endpoint, request)
-    mode: ClassVar[str] = "instruction"
+    mode: ClassVar[ModeName] = ModeName.INSTRUCTION
 
     def descriptor(self) -> dict[str, Any]:
         return {"model": self.model, "sample": self.sample, "sampling": asdict(self.sampling), "options": asdict(self.options),
@@ -128,7 +128,7 @@ def plan_games(spec: RunSpec, urls: Mapping[str, str]) -> tuple[tuple[StrategyJo
         InputError: a prompt template is missing.
     """
     strategies = []
-    for name in spec.games if "code" in spec.modes else ():
+    for name in spec.games if ModeName.CODE in spec.modes else ():
         prompt = render_strategy_prompt(get_game(name), spec.game_limits, spec.limits)
         for model in spec.model_specs:
             for sample in range(spec.samples):
@@ -147,7 +147,7 @@ def _entrants(spec: RunSpec, urls: Mapping[str, str], game: str, strategies: lis
         entrants: list[Entrant] = []
         for mode in spec.modes:
             for sample in range(spec.samples):
-                if mode == "code":
+                if mode == ModeName.CODE:
                     entrants.append(ProgramEntrant(model.label, sample, programs[model.label, sample]))
                 else:
                     entrants.append(ChatEntrant(model.label, sample, spec.sampling(sample), _chat_options(spec, model),
@@ -187,7 +187,7 @@ def _seatings(players: int, models: list[list[Entrant]], opponents: tuple[str, .
 
 def _matches(spec: RunSpec, urls: Mapping[str, str], name: str, strategies: list[StrategyJob]) -> list[MatchJob]:
     game = get_game(name)
-    budgets = asdict(spec.game_limits) | {"memory_mib": spec.limits.memory_mib}
+    game_limits = asdict(spec.game_limits) | {"memory_mib": spec.limits.memory_mib}
     seatings = _seatings(game.players, _entrants(spec, urls, name, strategies), spec.opponents)
     matches = []
     for level in spec.game_levels(name):
@@ -196,6 +196,6 @@ def _matches(spec: RunSpec, urls: Mapping[str, str], name: str, strategies: list
             for seating in seatings:
                 programs = any(isinstance(entrant, ProgramEntrant) for entrant in seating)
                 key = content_key("match", name, game.version, level, seed, [entrant.descriptor() for entrant in seating],
-                                  budgets if programs else None)
+                                  game_limits if programs else None)
                 matches.append(MatchJob(key, name, level, seed, seating))
     return matches

@@ -48,9 +48,9 @@ def entry(entrant: Entrant) -> SeatEntry:
 class Table:
     """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored."""
 
-    def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, budgets: GameLimits,
+    def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, game_limits: GameLimits,
                  secret: str, threads: int, on_played: Callable[[bool, bool], None], on_held: Callable[[], None]) -> None:
-        self.store, self.clients, self.sandbox, self.budgets = store, clients, sandbox, budgets
+        self.store, self.clients, self.sandbox, self.game_limits = store, clients, sandbox, game_limits
         self.secret = secret  # salts every setup and built-in player: the published seeds do not reveal the setups
         self.on_played = on_played  # (cached, void): for the progress counters
         self.on_held = on_held  # a game not played: a request it needed was held by the run's budget
@@ -116,7 +116,7 @@ class Table:
         """The game played, with who sat where and its one-player score's absolute reference."""
         game = get_game(job.game)
         setup = game.setup(job.level, job.seed, self.secret)
-        return MatchRecord(play_seated(game, setup, players, self.sandbox, self.budgets),
+        return MatchRecord(play_seated(game, setup, players, self.sandbox, self.game_limits),
                            tuple(entry(entrant) for entrant in job.entrants), game.reference_score(setup), game.higher_is_better,
                            setup.meta.get("reference_kind"))
 

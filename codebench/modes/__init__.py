@@ -17,9 +17,9 @@ from puzzles import Puzzle, Record
 
 from ..errors import ConfigError
 from ..keys import execution_key
-from ..types import Completion, Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
+from ..types import Completion, Facts, Limits, ModeName, Outcome, Program, Prompt, Reading, Sample, SampleJob, Status
 
-MODES = ("code", "instruction")
+MODES = tuple(ModeName)
 FORMAT_RETRIES = 5  # instruction mode's corrective follow-ups by default, as PuzzlePlex
 
 
@@ -87,7 +87,7 @@ class Bench(Protocol):
 class Mode(ABC):
     """One way of asking a model; see the module docstring."""
 
-    name: ClassVar[str]
+    name: ClassVar[ModeName]
     uses_sandbox: ClassVar[bool] = True  # False: nothing of this mode runs a program, so a run needs no sandbox
 
     @abstractmethod
@@ -109,11 +109,11 @@ def get_mode(name: str, format_retries: int = FORMAT_RETRIES) -> Mode:
     Raises:
         ConfigError: no such mode (the message lists the known ones).
     """
-    if name == "code":
+    if name == ModeName.CODE:
         from .code import CodeMode
 
         return CodeMode()
-    if name == "instruction":
+    if name == ModeName.INSTRUCTION:
         from .instruction import InstructionMode
 
         return InstructionMode(format_retries)

@@ -15,7 +15,7 @@ from puzzles import Puzzle, Record, get_puzzle
 
 from ..judge import judge_execution
 from ..keys import program_key
-from ..types import Facts, Limits, Outcome, Program, Prompt, Reading, Sample, SampleJob, Sampling, Status
+from ..types import Facts, Limits, ModeName, Outcome, Program, Prompt, Reading, Sample, SampleJob, Sampling, Status
 from . import Bench, ChatModel, Execution, Mode, Question, Reply
 from ._extract import extract_program
 from ._hedging import hedges
@@ -55,7 +55,7 @@ def render_code_prompt(puzzle: Puzzle[Any], limits: Limits) -> Prompt:
 class CodeMode(Mode):
     """One prompt per puzzle; each sample's program is judged on every instance of the plan."""
 
-    name = "code"
+    name = ModeName.CODE
 
     def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
         return (Question(render_code_prompt(puzzle, limits), records),)

@@ -19,7 +19,7 @@ from puzzles import Puzzle, PuzzleError, Record, get_puzzle, instruction_prompt,
 from ..errors import InputError
 from ..judge import judge_answer
 from ..keys import program_key
-from ..types import Completion, Limits, Program, Prompt, Reading, Sample, SampleJob, Status
+from ..types import Completion, Limits, ModeName, Program, Prompt, Reading, Sample, SampleJob, Status
 from . import FORMAT_RETRIES, Bench, ChatModel, Execution, Mode, Question, Reply
 from ._hedging import hedges
 
@@ -44,7 +44,7 @@ def render_instruction_prompt(puzzle: Puzzle[Any], record: Record) -> Prompt:
 class InstructionMode(Mode):
     """One prompt per instance; each sample's answer is judged on that instance only."""
 
-    name = "instruction"
+    name = ModeName.INSTRUCTION
     uses_sandbox = False
 
     def __init__(self, format_retries: int = FORMAT_RETRIES) -> None:

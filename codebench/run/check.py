@@ -15,9 +15,9 @@ from typing import Any
 from puzzles import Puzzle
 
 from ..errors import InputError
+from ..files import read_text
 from ..judge import judge_execution
 from ..keys import program_key
-from ..records import read_text
 from ..sandbox import SandboxBackend
 from ..types import Batch, Outcome, Program, Status, Task, harmless
 

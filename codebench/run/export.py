@@ -8,7 +8,7 @@ Layouts, one per format:
   id the instance, its epoch the sample index + 1), scored `C` when legal and `I` otherwise; a result the report does
   not count has no score and says why in its metadata. Games are not in it (they are no sample of one instance).
 
-Writers go through `codebench.records.open_output`: a file appears whole or not at all, never over an input. pandas and
+Writers go through `codebench.files.open_output`: a file appears whole or not at all, never over an input. pandas and
 pyarrow come with the `export` extra, inspect_ai with the `inspect` extra; each missing one is one error naming it.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InputError
-from ..records import open_output
+from ..files import open_output
 from ..types import Status
 from .results import EXPORT_EXTRA, KINDS, LoadedRun, RunExecution, RunSample
 

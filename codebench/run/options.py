@@ -23,8 +23,8 @@ import puzzles
 
 from ..costs import Price
 from ..errors import ConfigError
+from ..files import FOLDER, check_outputs, read_text
 from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
-from ..records import FOLDER, check_outputs, read_text
 from ..types import GameLimits
 from .spec import ALL, MIN_SECRET, OPTION, OPTIONS, ModelSpec, Origin, RunOption, RunSpec, limits_from, merged, one_of, parse_range
 

@@ -77,7 +77,7 @@ class Tracker:
         for name, delta in changes.items():
             setattr(self, name, getattr(self, name) + delta)
 
-    def executed(self, status: str, n: int = 1, *, cached: bool = False) -> None:
+    def count_execution(self, status: str, n: int = 1, *, cached: bool = False) -> None:
         """`n` (sample, instance) results with `status`, done now or found stored."""
         self.executions_done += n
         self.executions_cached += n if cached else 0
@@ -323,25 +323,25 @@ class _Bench(Bench):
         self.arrived = asyncio.Event()  # set (on the loop) once the inbox is not empty
 
     def settle(self, status: Status, instances: int) -> None:
-        self.tracker.executed(status, instances)
+        self.tracker.count_execution(status, instances)
 
     def record(self, program: Program, execution: Execution, outcome: Outcome) -> None:
-        stored = self.store.executed([execution.key]).get(execution.key)
+        stored = self.store.stored_statuses([execution.key]).get(execution.key)
         if stored is not None:
-            self.tracker.executed(stored, cached=execution.key not in self.written)
+            self.tracker.count_execution(stored, cached=execution.key not in self.written)
             return
         self.store.add_executions([(execution.key, program.key, execution.record.id, outcome)])
         self.written.add(execution.key)
-        self.tracker.executed(outcome.status)
+        self.tracker.count_execution(outcome.status)
 
     async def execute(self, program: Program, executions: Sequence[Execution], judge: Judge) -> None:
-        done = self.store.executed(execution.key for execution in executions)
+        done = self.store.stored_statuses(execution.key for execution in executions)
         waits: list[Awaitable[Any]] = []
         todo: list[Execution] = []
         for execution in executions:
             status = done.get(execution.key)
             if status is not None and status not in INFRASTRUCTURE_STATUSES:
-                self.tracker.executed(status, cached=execution.key not in self.written)
+                self.tracker.count_execution(status, cached=execution.key not in self.written)
             elif execution.key in self.running:
                 waits.append(self._another(self.running[execution.key].stored))
             else:
@@ -381,7 +381,7 @@ class _Bench(Bench):
                 self.store.add_executions([(r.execution.key, r.program.key, r.execution.record.id, outcome)
                                            for (r, _), outcome in zip(work, outcomes)])
                 for (running, _), outcome in zip(work, outcomes):
-                    self.tracker.executed(outcome.status)
+                    self.tracker.count_execution(outcome.status)
                     self.written.add(running.execution.key)
                     del self.running[running.execution.key]
                     running.stored.set_result(outcome.status)
@@ -393,7 +393,7 @@ class _Bench(Bench):
 
     async def _another(self, stored: asyncio.Future[str]) -> None:
         """The same execution (an identical program on the instance) that another sample of this run started."""
-        self.tracker.executed(await stored)
+        self.tracker.count_execution(await stored)
 
 
 def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:

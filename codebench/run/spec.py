@@ -18,12 +18,12 @@ import puzzles
 
 from ..costs import Price
 from ..errors import ConfigError, InputError
+from ..files import read_text
 from ..model.presets import DEFAULT_PRESET, MAX_RETRIES, MAX_TIMEOUT_S, PRESETS, Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
-from ..records import read_text
 from ..sandbox import BACKENDS, EXECUTORS, check_sandbox
-from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, Sampling
+from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, ModeName, Sampling
 
 BOTH = "both"  # --mode both: every mode, on exactly the same instances
 MIN_SECRET = 16  # characters of a games' secret given in a file
@@ -114,7 +114,7 @@ class RunSpec:
     base_url: str | None = None
     api_key_env: str | None = None
     preset: str | None = None
-    mode: str = "code"  # code, instruction, or both (the two on exactly the same instances)
+    mode: str = ModeName.CODE  # code, instruction, or both (the two on exactly the same instances)
     puzzles: tuple[str, ...] = tuple(puzzles.puzzle_names())
     levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
     instances_per_level: int = 3
@@ -230,7 +230,7 @@ class RunSpec:
             raise ConfigError(f"{name('opponents')} models: a model meets only the other models of the run, and it has one "
                               f"({self.model_specs[0].label}), so {', '.join(two_player)} would not be played: add ref or random "
                               f"to {flag('opponents')}, or give another {flag('model')}")
-        if "code" in self.modes and self.games and self.executor == "ray":
+        if ModeName.CODE in self.modes and self.games and self.executor == "ray":
             raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
                               f"cannot: run games with {flag('executor')} local")
 
@@ -238,7 +238,7 @@ class RunSpec:
         """Refuse an option the user gave that this run would ignore, saying what it applies to and what to add."""
         from puzzles.games import get_game
 
-        code, instruction, games = "code" in self.modes, "instruction" in self.modes, bool(self.games)
+        code, instruction, games = ModeName.CODE in self.modes, ModeName.INSTRUCTION in self.modes, bool(self.games)
         add_code, add_instruction = f": add {flag('mode')} code or both", f": add {flag('mode')} instruction or both"
         add_games = f": add {flag('games')}"
         alone = [game for game in self.games if get_game(game).players == 1]
@@ -308,9 +308,9 @@ class RunSpec:
         return replace(model, request=merged)
 
     @property
-    def modes(self) -> tuple[str, ...]:
+    def modes(self) -> tuple[ModeName, ...]:
         """The modes the run asks in: `both` is every mode, on the same instances."""
-        return MODES if self.mode == BOTH else (self.mode,)
+        return MODES if self.mode == BOTH else (ModeName(self.mode),)
 
     def to_json(self) -> dict[str, Any]:
         """The spec as the run's provenance stores it: the games' secret left out (the store keeps it apart)."""
@@ -371,15 +371,15 @@ def limits_from(cpu: Any, memory: Any) -> Limits:
 
 
 def player_limits(game_cpu: Any, move_cpu: Any, memory: Any) -> tuple[GameLimits, Limits]:
-    """A program player's budgets (`--game-cpu`, `--move-cpu`) and its worker's limits (`--memory`, and a move's CPU
+    """A program player's game limits (`--game-cpu`, `--move-cpu`) and its worker's limits (`--memory`, and a move's CPU
     as the worker's limit per task), each checked under its own name and range.
 
     Raises:
         ConfigError: a value of the wrong type or out of range (the message names the option and its range).
     """
     move = _cpu_seconds(move_cpu, "--move-cpu", "move", MAX_CPU_S)
-    budgets = GameLimits(game_cpu_s=_cpu_seconds(game_cpu, "--game-cpu", "game", 10 * MAX_CPU_S), move_cpu_s=move)
-    return budgets, Limits(cpu_s=move, memory_mib=_memory_mib(memory, "program player"))
+    game_limits = GameLimits(game_cpu_s=_cpu_seconds(game_cpu, "--game-cpu", "game", 10 * MAX_CPU_S), move_cpu_s=move)
+    return game_limits, Limits(cpu_s=move, memory_mib=_memory_mib(memory, "program player"))
 
 
 def _cpu_seconds(value: Any, option: str, per: str, most: float) -> float:

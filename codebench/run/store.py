@@ -41,6 +41,7 @@ from ..types import (
     InstanceFacts,
     Judgement,
     Limits,
+    ModeName,
     Outcome,
     PlannedCell,
     Program,
@@ -395,7 +396,7 @@ class Store:
                            "wall_s, peak_mib, stdout, stderr, created, first_illegal_step, steps_applied) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
-    def executed(self, keys: Iterable[str]) -> dict[str, str]:
+    def stored_statuses(self, keys: Iterable[str]) -> dict[str, str]:
         """{execution key: status} for the keys already stored."""
         return dict(self._in("SELECT key, status FROM executions WHERE key IN ({})", list(keys)))
 
@@ -824,7 +825,7 @@ def _migrate_5_to_6(db: sqlite3.Connection) -> None:
             entries.append({"player": player, "model": model, "mode": mode, "sample": int(label.rpartition("#")[2] or 0)
                             if model else 0})
         record["entries"] = entries
-        record["usage"] = [asdict(SampleUsage.of_seat(entry["model"], game, kept)) if entry["mode"] == "instruction" else None
+        record["usage"] = [asdict(SampleUsage.of_seat(entry["model"], game, kept)) if entry["mode"] == ModeName.INSTRUCTION else None
                            for entry, kept in zip(entries, record.get("kept", []))]
         db.execute("UPDATE matches SET record = ? WHERE key = ?", (json.dumps(record, sort_keys=True), key))
 

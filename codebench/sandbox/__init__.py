@@ -25,7 +25,7 @@ MAX_WORKERS = 1024  # per machine: past this a typo, not a pool
 Deliver = Callable[[Result], None]
 
 
-class PlayerSeat(Protocol):
+class HeldWorker(Protocol):
     """A worker held for one sandboxed player, its program loaded: `start` a player per game, `act` per move, `end`
     each game; `release` gives the worker back. Every call returns facts (infrastructure facts when the sandbox broke)."""
 
@@ -66,7 +66,7 @@ class SandboxBackend(ABC):
     def close(self) -> None:
         """Stop every worker and release what the backend holds."""
 
-    def reserve(self, program: Program) -> PlayerSeat:
+    def reserve(self, program: Program) -> HeldWorker:
         """A worker held for a game's player until released (waits until one is free). A caller holding seats while
         it reserves more must keep the total within `capacity`, or it waits for itself.
 
@@ -169,5 +169,5 @@ def open_sandbox(backend: str, limits: Limits, workers: int | None = None, *, ex
     return RayBackend(limits, backend=backend, address=ray_address, workers=workers)
 
 
-__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "PlayerSeat", "SandboxBackend", "check_sandbox", "get_backend",
+__all__ = ["BACKENDS", "EXECUTORS", "MAX_WORKERS", "Deliver", "HeldWorker", "SandboxBackend", "check_sandbox", "get_backend",
            "open_sandbox"]

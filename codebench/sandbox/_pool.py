@@ -5,7 +5,7 @@ time: a free worker takes the next task of the program it has loaded, else the f
 oldest batch with tasks left, and loads that program once. A broken session is retried once on a
 recycled worker; every task ends with facts (infrastructure facts if need be), delivered exactly once.
 A game's sandboxed player holds a worker for the whole game instead (`reserve`): reservations go before
-tasks, and the worker's thread waits until the seat is released.
+tasks, and the worker's thread waits until the worker is released.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class _Queued:
     tasks: deque[Task] = field(default_factory=deque)  # not yet taken by a worker
 
 
-class Seat:
+class PooledHeldWorker:
     """A worker held for a game's player, the program loaded (`loaded`): a player child per game, `release` when done.
 
     A broken session turns into infrastructure facts (the game is void, never the player's fault) and the worker
@@ -86,7 +86,7 @@ class Seat:
 
     def _call(self, phase: str, call: Any) -> Facts:
         if self.broken or self.lane.session is None:
-            return Facts.infrastructure(phase, "the sandbox session of this seat broke earlier")
+            return Facts.infrastructure(phase, "the sandbox session of this held worker broke earlier")
         try:
             return call(self.lane.session)
         except (SessionBroken, SandboxError, OSError) as exc:
@@ -98,7 +98,7 @@ class Seat:
 class _Reservation:
     program: Program
     granted: threading.Event = field(default_factory=threading.Event)
-    seat: Seat | None = None  # None once granted: the pool closed first
+    held: PooledHeldWorker | None = None  # None once granted: the pool closed first
 
 
 class WorkerPool:
@@ -130,7 +130,7 @@ class WorkerPool:
             self._queue.append(_Queued(batch, deliver, deque(batch.tasks)))
             self._ready.notify_all()
 
-    def reserve(self, program: Program) -> Seat:
+    def reserve(self, program: Program) -> PooledHeldWorker:
         """A worker with `program` loaded, held for one game's player until `release` (waits for a free worker).
 
         Raises:
@@ -143,9 +143,9 @@ class WorkerPool:
             self._reservations.append(reservation)
             self._ready.notify_all()
         reservation.granted.wait()
-        if reservation.seat is None:
+        if reservation.held is None:
             raise SandboxError("the sandbox closed before a worker was free for this player")
-        return reservation.seat
+        return reservation.held
 
     def _take(self, loaded: Program | None) -> tuple[_Queued, Task] | _Reservation | None:
         """The next reservation, else the next task for a worker that has `loaded` (None when closing)."""
@@ -188,7 +188,7 @@ class WorkerPool:
             self._closing.set()
             self._queue.clear()
             for reservation in self._reservations:
-                reservation.granted.set()  # its seat stays None: reserve() raises
+                reservation.granted.set()  # its held worker stays None: reserve() raises
             self._reservations.clear()
             self._ready.notify_all()
         for worker in self.workers:  # an instance in flight ends now: its session breaks
@@ -209,7 +209,7 @@ class PooledBackend(SandboxBackend):
     def submit(self, batch: Batch, deliver: Deliver) -> None:
         self.pool.submit(batch, deliver)
 
-    def reserve(self, program: Program) -> Seat:
+    def reserve(self, program: Program) -> PooledHeldWorker:
         return self.pool.reserve(program)
 
     def close(self) -> None:
@@ -229,15 +229,15 @@ class _Lane:
         return self._attempt(program, lambda: self.session.run(task.instance, self.limits) if self.loaded.loaded else self.loaded)
 
     def hold(self, reservation: _Reservation, closing: threading.Event) -> None:
-        """Grant `reservation` a seat on this worker (the program loaded, or why it did not load), and wait until the
-        seat is released; a seat whose session broke gets the worker rebuilt."""
-        seat = Seat(self, self._attempt(reservation.program, lambda: self.loaded))
-        reservation.seat = seat
+        """Grant `reservation` the worker (the program loaded, or why it did not load), and wait until the
+        worker is released; a held worker whose session broke gets the worker rebuilt."""
+        held = PooledHeldWorker(self, self._attempt(reservation.program, lambda: self.loaded))
+        reservation.held = held
         reservation.granted.set()
-        while not seat.released.wait(0.5):
+        while not held.released.wait(0.5):
             if closing.is_set():
                 return
-        if seat.broken:
+        if held.broken:
             self.discard()
 
     def _attempt(self, program: Program, call: Any) -> Facts:

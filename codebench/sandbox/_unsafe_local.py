@@ -15,7 +15,7 @@ system (the `local` backend isolates with bubblewrap instead). What restrains it
 
 A MemoryError raised by the program also counts as `oom`: under RLIMIT_AS that is how running out
 of memory usually shows. A game's player is not watched: its moves run under the supervisor's own move and game
-budgets and RLIMIT_AS only.
+limits and RLIMIT_AS only.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class WatchedSession(Session):
             shutil.rmtree(self.home, ignore_errors=True)
 
 
-class LocalWorker:
+class UnsafeLocalWorker:
     """One supervisor subprocess at a time (a fresh one per session), with its own folder and watchdog."""
 
     def __init__(self, limits: Limits, uid: int | None, lock_fd: int | None) -> None:
@@ -178,7 +178,7 @@ class UnsafeLocalBackend(PooledBackend):
         announce()
         # No memory cgroup here: the address space of each process is capped instead.
         enforced = {**limits.for_supervisor(), "address_space_bytes": (limits.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * MIB}
-        self.pool = WorkerPool([LocalWorker(limits, uid, fd) for uid, fd in claims], limits, enforced)
+        self.pool = WorkerPool([UnsafeLocalWorker(limits, uid, fd) for uid, fd in claims], limits, enforced)
 
     def submit(self, batch: Batch, deliver: Deliver) -> None:
         """As the protocol says; a program the guard refuses never starts (its load facts stand for every task)."""

@@ -8,8 +8,8 @@ from ._protocol import (
     Answer,
     Forfeit,
     Game,
+    GameOutcome,
     GameRecord,
-    Outcome,
     Player,
     Setup,
     Strategy,
@@ -19,6 +19,6 @@ from ._protocol import (
     player_view,
 )
 
-__all__ = ["DRAW", "GAMES", "LOSS", "WIN", "Answer", "Forfeit", "Game", "GameRecord", "Outcome", "Player", "Setup", "Strategy",
+__all__ = ["DRAW", "GAMES", "LOSS", "WIN", "Answer", "Forfeit", "Game", "GameOutcome", "GameRecord", "Player", "Setup", "Strategy",
            "StrategyPlayer", "game_names", "get_game", "new_secret", "play",
            "player_view"]

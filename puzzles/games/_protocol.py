@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from .._errors import ConfigError
+from .._errors import ParamError
 from .._json import StrictJSONError, dumps_canonical, loads_strict
 from .._protocol import MAX_SEED, IssueCode, Verdict, clip, is_int, json_shape_problem, reject, with_repeated_keys
 
@@ -56,7 +56,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class GameOutcome:
     """How a game ended: the raw score per seat, and for two-player games win, draw or loss per seat."""
 
     scores: tuple[float, ...]
@@ -89,12 +89,12 @@ class Game(ABC):
         under any PYTHONHASHSEED. Without a secret, seed s is the same setup for everyone (`codebench puzzles play`).
 
         Raises:
-            ConfigError: an unknown level or a seed outside 0..2^64 − 1.
+            ParamError: an unknown level or a seed outside 0..2^64 − 1.
         """
         if not is_int(level) or level not in self.levels:
-            raise ConfigError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+            raise ParamError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
         if not is_int(seed) or not 0 <= seed <= MAX_SEED:
-            raise ConfigError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
+            raise ParamError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
         origin = salted(f"{self.name}|L{level}|{seed}", secret)
         rng = random.Random(origin)
         params = {key: rng.randint(*band) if isinstance(band, tuple) else band for key, band in sorted(self.levels[level].items())}
@@ -170,7 +170,7 @@ class Game(ABC):
         """Whether the game has ended (by its own rules) in this state."""
 
     @abstractmethod
-    def outcome(self, state: State) -> Outcome:
+    def outcome(self, state: State) -> GameOutcome:
         """The outcome of a finished game (by its rules; a failed move is `play`'s to score)."""
 
     def reference_score(self, setup: Setup) -> float | None:
@@ -223,7 +223,7 @@ class WinnerTakesAll(Game):
     def _is_over(self, state: State) -> bool:
         return state["winner"] is not None
 
-    def outcome(self, state: State) -> Outcome:
+    def outcome(self, state: State) -> GameOutcome:
         return two_player_outcome(state["winner"])
 
 
@@ -292,7 +292,7 @@ class GameRecord:
     seats: tuple[str, ...]
     moves: tuple[dict[str, JSON], ...]  # {"player", "move", "observation": digest, "ok", "issue", "cpu_s", "wall_s"}
     final: State
-    outcome: Outcome
+    outcome: GameOutcome
     failed: int | None  # the seat whose illegal move or forfeit ended the game
     statuses: tuple[str, ...]  # per seat: legal (played by the rules to the end), rule_violation, or its forfeit's status
     details: tuple[str, ...]
@@ -342,10 +342,10 @@ def play(game: Game, setup: Setup, seats: Sequence[Player | tuple[str, Strategy]
     A (name, strategy) pair plays as a `StrategyPlayer`.
 
     Raises:
-        ConfigError: the number of seats is not the game's number of players.
+        ParamError: the number of seats is not the game's number of players.
     """
     if len(seats) != game.players:
-        raise ConfigError(f"{game.name} is a {game.players}-player game: give {game.players} player(s), not {len(seats)}")
+        raise ParamError(f"{game.name} is a {game.players}-player game: give {game.players} player(s), not {len(seats)}")
     players = [StrategyPlayer(*seat) if isinstance(seat, tuple) else seat for seat in seats]
     so_far = _GameSoFar(setup.state, [LEGAL] * len(players), [""] * len(players))
     try:
@@ -417,21 +417,21 @@ def kept_move(move: JSON) -> dict[str, JSON]:
             "move_sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
-def failed_outcome(game: Game, state: State, failed: int | None) -> Outcome:
+def failed_outcome(game: Game, state: State, failed: int | None) -> GameOutcome:
     """The game's own outcome, or PuzzlePlex's failure rule: the failing seat loses, or alone gets the worst score."""
     if failed is None:
         return game.outcome(state)
     if game.players == 1:
-        return Outcome((game.failure_score(state),))
-    return Outcome(tuple(0.0 if seat == failed else 1.0 for seat in range(2)),
+        return GameOutcome((game.failure_score(state),))
+    return GameOutcome(tuple(0.0 if seat == failed else 1.0 for seat in range(2)),
                    tuple(LOSS if seat == failed else WIN for seat in range(2)))
 
 
-def two_player_outcome(winner: int | None) -> Outcome:
+def two_player_outcome(winner: int | None) -> GameOutcome:
     """Scores 1/0 (½ each for a draw) and win/draw/loss for a two-player game's winner (None: a draw)."""
     if winner is None:
-        return Outcome((0.5, 0.5), (DRAW, DRAW))
-    return Outcome(tuple(1.0 if seat == winner else 0.0 for seat in range(2)),
+        return GameOutcome((0.5, 0.5), (DRAW, DRAW))
+    return GameOutcome(tuple(1.0 if seat == winner else 0.0 for seat in range(2)),
                    tuple(WIN if seat == winner else LOSS for seat in range(2)))
 
 

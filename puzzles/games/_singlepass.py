@@ -8,7 +8,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any, ClassVar
 
-from ._protocol import Game, Outcome, State
+from ._protocol import Game, GameOutcome, State
 
 JSON = Any
 
@@ -34,5 +34,5 @@ class SinglePass(Game):
     def _is_over(self, state: State) -> bool:
         return state["score"] is not None
 
-    def outcome(self, state: State) -> Outcome:
-        return Outcome((float(state["score"]),))
+    def outcome(self, state: State) -> GameOutcome:
+        return GameOutcome((float(state["score"]),))

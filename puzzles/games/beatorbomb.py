@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, reject
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, GameOutcome, State, two_player_outcome
 
 JSON = Any
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -104,7 +104,7 @@ class BeatOrBombSto(Game):
     def _is_over(self, state: State) -> bool:
         return not state["hands"][0] and not state["hands"][1]
 
-    def outcome(self, state: State) -> Outcome:
+    def outcome(self, state: State) -> GameOutcome:
         first, second = state["scores"]
         return two_player_outcome(None if first == second else 0 if first > second else 1)
 

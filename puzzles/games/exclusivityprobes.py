@@ -43,7 +43,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State
+from ._protocol import Game, GameOutcome, State
 
 JSON = Any
 
@@ -104,8 +104,8 @@ class ExclusivityProbes(Game):
     def _is_over(self, state: State) -> bool:
         return len(state["found"]) == state["count"]
 
-    def outcome(self, state: State) -> Outcome:
-        return Outcome((float(state["probes"]),))
+    def outcome(self, state: State) -> GameOutcome:
+        return GameOutcome((float(state["probes"]),))
 
     def failure_score(self, state: State) -> float:
         """One probe more than the limit: worse than any finished game (PuzzlePlex scored 0, the best, §6.4 16). The raw

@@ -31,7 +31,7 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State, two_player_outcome
+from ._protocol import Game, GameOutcome, State, two_player_outcome
 
 JSON = Any
 
@@ -84,7 +84,7 @@ class LargerTarget(Game):
     def _is_over(self, state: State) -> bool:
         return state["picks_left"] == 0
 
-    def outcome(self, state: State) -> Outcome:
+    def outcome(self, state: State) -> GameOutcome:
         first, second = state["scores"]
         return two_player_outcome(None if first == second else 0 if first > second else 1)
 

@@ -33,7 +33,7 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State
+from ._protocol import Game, GameOutcome, State
 
 JSON = Any
 
@@ -78,8 +78,8 @@ class MaxTarget(Game):
     def _is_over(self, state: State) -> bool:
         return len(state["picks"]) == state["budget"]
 
-    def outcome(self, state: State) -> Outcome:
-        return Outcome((float(sum(pick["coin"] for pick in state["picks"])),))
+    def outcome(self, state: State) -> GameOutcome:
+        return GameOutcome((float(sum(pick["coin"] for pick in state["picks"])),))
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         return [{"bag": i} for i in range(len(observation["bags"])) if i not in observation["empty_bags"]]

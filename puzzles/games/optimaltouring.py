@@ -157,7 +157,7 @@ def _key(sites: list[dict[str, int]]) -> tuple[tuple[int, ...], ...]:
 
 
 @dataclass(frozen=True)
-class Plan:
+class TourPlan:
     """The best tour found (0-based site indices), its value, and a proven upper bound on every tour's value."""
 
     tour: tuple[int, ...]
@@ -179,7 +179,7 @@ class _Map:
 
 
 @functools.lru_cache(maxsize=256)
-def best_tour(key: tuple[tuple[int, ...], ...], nodes: int) -> Plan:
+def best_tour(key: tuple[tuple[int, ...], ...], nodes: int) -> TourPlan:
     """The reference's tour: the local searches' best, then branch and bound from it (`nodes` at most, with the
     knapsack bound) up to EXACT_SITES sites."""
     places = _Map(key)
@@ -187,7 +187,7 @@ def best_tour(key: tuple[tuple[int, ...], ...], nodes: int) -> Plan:
 
 
 @functools.lru_cache(maxsize=256)
-def proven_tour(key: tuple[tuple[int, ...], ...]) -> Plan:
+def proven_tour(key: tuple[tuple[int, ...], ...]) -> TourPlan:
     """The setup's tour and bound: branch and bound from the local searches' best, PROOF_NODES at most, with the
     Lagrangian bound."""
     places = _Map(key)
@@ -284,7 +284,7 @@ def _local_search(places: _Map, power: int) -> list[int]:
 Rest = Callable[[int, int, int, list[tuple[int, int]]], float]  # (last, previous, now, reachable) → most value to add
 
 
-def _branch_and_bound(places: _Map, tour: list[int], cap: int, rest: Rest) -> Plan:
+def _branch_and_bound(places: _Map, tour: list[int], cap: int, rest: Rest) -> TourPlan:
     """The best tour from `tour` on, searching at most `cap` nodes; the bound covers every branch left open. `rest`
     bounds what the sites still reachable ((earliest end, site)) can add after `last` (reached from `previous`, or
     from n at the start) ends at `now`."""
@@ -329,7 +329,7 @@ def _branch_and_bound(places: _Map, tour: list[int], cap: int, rest: Rest) -> Pl
         if opens[j] + stay[j] <= closes[j]:
             earliest[(1 << j, j)] = opens[j] + stay[j]
             visit(1 << j, j, opens[j] + stay[j], value[j], [j], everything)
-    return Plan(best[1], best[0], max(best[0], open_bound))
+    return TourPlan(best[1], best[0], max(best[0], open_bound))
 
 
 class _Knapsack:

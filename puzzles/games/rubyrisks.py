@@ -33,7 +33,7 @@ import random
 from typing import Any, ClassVar
 
 from .._protocol import IssueCode, Verdict, clip, is_int, reject
-from ._protocol import Game, Outcome, State
+from ._protocol import Game, GameOutcome, State
 
 JSON = Any
 SPREAD = 4  # PuzzlePlex's `difference`: the squeezed largest and smallest box end 4 (or 5) apart
@@ -81,8 +81,8 @@ class RubyRisks(Game):
     def _is_over(self, state: State) -> bool:
         return len(state["requests"]) == state["boxes"]
 
-    def outcome(self, state: State) -> Outcome:
-        return Outcome((float(sum(state["received"])),))
+    def outcome(self, state: State) -> GameOutcome:
+        return GameOutcome((float(sum(state["received"])),))
 
     def legal_moves(self, observation: JSON, player: int) -> list[JSON]:
         return [{"rubies": q} for q in range(observation["total_rubies"] + 1)]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench.types import Status
+from codebench.types import ModeName, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 # Lower layers never import higher ones; a package's own modules are in its layer, and each part is one layer above the
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = {
     "puzzles": 0, "codebench.errors": 0, "codebench.version": 0,
     "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
-    "codebench.keys": 2, "codebench.judge": 2, "codebench.records": 2, "codebench.costs": 2, "codebench.model": 2,
+    "codebench.keys": 2, "codebench.judge": 2, "codebench.files": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
     "codebench.reports": 5,
@@ -215,13 +215,30 @@ def test_third_party_code_stays_where_it_belongs(package: str) -> None:
     assert strays == []
 
 
+def _spelled(words: set[str], fields_too: bool) -> list[str]:
+    """Where a codebench module outside the types module writes one of `words` as a string constant; with `fields_too`,
+    a word read or written as a JSON field (`x["code"]`, `x.get("code")`, a dict literal's key) is another concept."""
+    found = []
+    for name, path in ALL:
+        if not name.startswith("codebench") or name == "codebench.types":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        fields = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
+        fields |= {id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+                   and isinstance(node.func, ast.Attribute) and node.func.attr == "get"}
+        fields |= {id(key) for node in ast.walk(tree) if isinstance(node, ast.Dict) for key in node.keys}
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and node.value in words and not (fields_too and id(node) in fields)]
+    return found
+
+
 def test_status_words_are_spelled_only_in_the_types_module() -> None:
-    words = {str(status) for status in Status}
-    spelled = [f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}" for name, path in ALL
-               if name.startswith("codebench") and name != "codebench.types"
-               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-               if isinstance(node, ast.Constant) and node.value in words]
-    assert spelled == []
+    assert _spelled({str(status) for status in Status}, fields_too=False) == []
+
+
+def test_mode_words_are_spelled_only_in_the_types_module() -> None:
+    """A mode is decided by `ModeName`; "code" is also an issue's and a JSON reply's field, which is not a mode."""
+    assert _spelled({str(mode) for mode in ModeName}, fields_too=True) == []
 
 
 HEAVY = ("pysat", "ortools", "kociemba", "numpy", "pandas", "openai", "docker", "jinja2", "jsonschema", "yaml", "pydantic",

@@ -1,4 +1,4 @@
-"""Every file a command writes goes through one writer (`records.open_output`): a regular file is written beside
+"""Every file a command writes goes through one writer (`files.open_output`): a regular file is written beside
 itself under a new name created exclusively and renamed over, so a link or a pipe planted at the temporary name (the old
 fixed one, or the very name drawn) is never written through; a pipe the user names is written directly and stays a pipe;
 a link or pipe planted at a figure's name in the --plots folder is replaced, never followed; an interrupt leaves each
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from codebench import records
+from codebench import files
 from codebench.analysis import plots
 from codebench.cli import _interrupt
 
@@ -72,7 +72,7 @@ def test_the_temporary_name_is_created_exclusively_past_a_planted_link_and_pipe(
     drawn = [game.with_name(f".game.json.{n}.partial") for n in ("link", "pipe", "free")]
     drawn[0].symlink_to(outside)
     os.mkfifo(drawn[1])
-    monkeypatch.setattr(records, "_partial_names", lambda path: iter(drawn) if path == game else _never(path))
+    monkeypatch.setattr(files, "_partial_names", lambda path: iter(drawn) if path == game else _never(path))
     code, _, err = run_cli(capsys, "puzzles", "play", "sudokill", "--seed", "7", "-o", str(game))
     assert code == 0, err
     assert outside.read_text() == "precious\n" and drawn[0].is_symlink() and drawn[1].is_fifo() and not drawn[2].exists()

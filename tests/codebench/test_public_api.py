@@ -5,14 +5,16 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import codebench
 import puzzles
 
+ROOT = Path(__file__).resolve().parents[2]
 CODEBENCH = ["LoadedRun", "RunResult", "RunSpec", "__version__", "compare", "evaluate", "load_run", "report"]
-PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "ConfigError", "InstanceFormatError", "Issue", "IssueCode", "Puzzle", "PuzzleError",
+PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "InstanceFormatError", "Issue", "IssueCode", "ParamError", "Puzzle", "PuzzleError",
            "Record", "ReplyAnswer", "StrictJSONError", "UnknownPuzzleError", "Verdict", "dumps_canonical", "get_puzzle",
            "instruction_prompt", "loads_strict", "puzzle_names", "read_answer", "with_repeated_keys"]
 
@@ -46,3 +48,15 @@ def test_importing_the_root_loads_no_run() -> None:
     code = "import sys, codebench; print(sorted(m for m in sys.modules if m.startswith('codebench')))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert ast.literal_eval(loaded) == ["codebench", "codebench.version"]
+
+
+def test_a_public_class_name_means_one_thing() -> None:
+    """No two public classes of codebench and puzzles share a name (two `Outcome`s, two `Seat`s, two `ConfigError`s
+    were three concepts under three names too few)."""
+    found: dict[str, list[str]] = {}
+    for package in ("codebench", "puzzles"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    found.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in found.items() if len(paths) > 1} == {}

@@ -50,7 +50,7 @@ def test_a_sample_round_trips_typed(tmp_path: Path) -> None:
     assert store.samples(["k1", "k2", "k3"]) == {"k1": sample, "k2": failed}
     assert store.answered(["k1", "k2"]) == {"k1"}
     store.add_executions([("e1", "k-program", "hanoi/L1/s0", Outcome(Status.TIMEOUT, "cpu_limit", (), 1.0, 3.0, 12.0))])
-    assert store.executed(["e1", "e2"]) == {"e1": "timeout"} and store.execution_totals() == (1, 3.0)
+    assert store.stored_statuses(["e1", "e2"]) == {"e1": "timeout"} and store.execution_totals() == (1, 3.0)
     store.close()
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from puzzles import LEVELS, PUZZLES, ConfigError, InstanceFormatError, PuzzleError, get_puzzle
+from puzzles import LEVELS, PUZZLES, InstanceFormatError, ParamError, PuzzleError, get_puzzle
 from puzzles import sat as sat_module
 from puzzles._protocol import MAX_DEPTH, QUOTE_LIMIT, clip, json_shape_problem, listing
 from puzzles.rubik import SOLVED, apply_moves, reachability_problem
@@ -235,7 +235,7 @@ def test_waterjug_every_reachable_target_is_solved_and_every_other_refused() -> 
 )
 def test_generate_refuses_bad_params_with_a_short_message(call: Any, pattern: str) -> None:
     start = time.perf_counter()
-    with pytest.raises(ConfigError, match=pattern) as caught:
+    with pytest.raises(ParamError, match=pattern) as caught:
         call()
     assert time.perf_counter() - start < REFUSAL_SECONDS and len(str(caught.value)) < 300
 
@@ -248,7 +248,7 @@ def test_every_parameter_refuses_hostile_values_quickly(puzzle: Any) -> None:
     for field in dataclasses.fields(puzzle.params_type):
         for value in PARAM_VALUES:
             start = time.perf_counter()
-            with pytest.raises(ConfigError) as caught:
+            with pytest.raises(ParamError) as caught:
                 puzzle.generate(params={field.name: value})
             assert time.perf_counter() - start < REFUSAL_SECONDS and len(str(caught.value)) < 300, (field.name, clip(value))
 

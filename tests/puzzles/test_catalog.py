@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from puzzles import LEVELS, PUZZLES, ConfigError, IssueCode, Puzzle, UnknownPuzzleError, get_puzzle, puzzle_names
+from puzzles import LEVELS, PUZZLES, IssueCode, ParamError, Puzzle, UnknownPuzzleError, get_puzzle, puzzle_names
 from puzzles._protocol import first_reaching
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -64,19 +64,19 @@ def test_explicit_params_reproduce_a_level_instance(puzzle: Puzzle) -> None:
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=lambda p: p.name)
 def test_bad_levels_seeds_and_params_raise_config_error(puzzle: Puzzle) -> None:
     for level in (0, 7, True, "3"):
-        with pytest.raises(ConfigError, match="level"):
+        with pytest.raises(ParamError, match="level"):
             puzzle.generate(level, 0)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="seed"):
+    with pytest.raises(ParamError, match="seed"):
         puzzle.generate(1, -1)
-    with pytest.raises(ConfigError, match="no_such_param"):
+    with pytest.raises(ParamError, match="no_such_param"):
         puzzle.generate(params={"no_such_param": 1})
-    with pytest.raises(ConfigError, match="give a level"):
+    with pytest.raises(ParamError, match="give a level"):
         puzzle.generate()
-    with pytest.raises(ConfigError, match="cannot be combined with a level"):
+    with pytest.raises(ParamError, match="cannot be combined with a level"):
         puzzle.generate(1, 0, params={"no_such_param": 1})
     assert puzzle.generate(1, 0, params={}) == puzzle.generate(1, 0)
     field = next(iter(puzzle.generate(1, 0).params))
-    with pytest.raises(ConfigError, match=field):
+    with pytest.raises(ParamError, match=field):
         puzzle.generate(params={field: [1, 2]})
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.checkers import Checkers, CheckersParams
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -199,11 +199,11 @@ def test_every_shifted_cell_is_rejected_at_that_step(n: int) -> None:
 
 def test_params_and_levels_raise_config_error() -> None:
     for bad in (0, -1, 101):
-        with pytest.raises(ConfigError):
+        with pytest.raises(ParamError):
             CheckersParams(n=bad)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         CHECKERS.generate(params={"n": True})
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         CHECKERS.generate(7, 0)
     assert CHECKERS.generate(params={"n": 20}).meta["min_solution_length"] == 440
 

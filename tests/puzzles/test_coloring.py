@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.coloring import SOLVE_CONFLICTS, TRIES, GraphColoring, colour_search, find_coloring
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -213,12 +213,12 @@ def test_solve_refuses_a_graph_with_too_few_colours() -> None:
     ],
 )
 def test_bad_params_raise_config_error(params: dict, field: str) -> None:
-    with pytest.raises(ConfigError, match=field):
+    with pytest.raises(ParamError, match=field):
         COLORING.generate(params=params)
 
 
 def test_params_that_never_need_k_colours_raise_config_error() -> None:
-    with pytest.raises(ConfigError, match="needs all 3 colours"):
+    with pytest.raises(ParamError, match="needs all 3 colours"):
         COLORING.generate(params={"num_nodes": 4, "num_edges": 2, "num_colors": 3})  # a perfect matching is bipartite
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode, Record
+from puzzles import IssueCode, ParamError, Record
 from puzzles.cryptarithm import COUNT_CAP, TRIES, Cryptarithm, carry_chain, search
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -140,12 +140,12 @@ def test_generation_is_deterministic_and_levels_rise() -> None:
     ],
 )
 def test_bad_params_raise(params: dict) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         CRYPT.generate(params=params, seed=0)
 
 
 def test_impossible_filters_raise_after_bounded_draws() -> None:
-    with pytest.raises(ConfigError, match="draws"):
+    with pytest.raises(ParamError, match="draws"):
         CRYPT.generate(params={"addends": 2, "min_len": 5, "max_len": 5, "min_letters": 2, "max_letters": 2}, seed=0)
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.river import RiverCrossing, count_plan, min_capacity
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -116,12 +116,12 @@ def test_levels_and_determinism() -> None:
     ],
 )
 def test_bad_params_raise(params: dict) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         RIVER.generate(params=params, seed=0)
 
 
 def test_unsolvable_message_names_the_minimum() -> None:
-    with pytest.raises(ConfigError, match="at least 4"):
+    with pytest.raises(ParamError, match="at least 4"):
         RIVER.generate(params={"pairs": 6, "capacity": 3}, seed=0)
 
 

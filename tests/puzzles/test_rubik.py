@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.rubik import MOVE_INDEX, MOVES, SOLVED, RubiksCube, apply_moves, canonical_next, inverse, shortest
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -296,7 +296,7 @@ def test_render_draws_the_net() -> None:
 @pytest.mark.parametrize("params", [{"scramble_length": 0}, {"scramble_length": 101}, {"scramble_length": True},
                                     {"scramble_length": 2.0}, {"reveal_scramble": 1}, {"seed": 1}])
 def test_bad_params_raise(params: dict) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         RUBIK.generate(params=params)
 
 

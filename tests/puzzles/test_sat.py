@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.sat import Sat
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -193,12 +193,12 @@ def test_solve_refuses_an_unsatisfiable_formula() -> None:
     ],
 )
 def test_bad_params_raise_config_error(params: dict, field: str) -> None:
-    with pytest.raises(ConfigError, match=field):
+    with pytest.raises(ParamError, match=field):
         SAT.generate(params=params)
 
 
 def test_params_with_no_satisfiable_formula_raise_config_error() -> None:
-    with pytest.raises(ConfigError, match="no satisfiable formula"):
+    with pytest.raises(ParamError, match="no satisfiable formula"):
         SAT.generate(params={"num_vars": 3, "num_clauses": 8})  # all 8 sign patterns: unsatisfiable
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.sudoku import Sudoku, _box_regions, _Search, _units, solution_count
 
 from .strategies import JSON_VALUES, SCALARS, answers_with_field
@@ -299,7 +299,7 @@ def test_render_draws_boxes_and_blanks() -> None:
     ],
 )
 def test_bad_params_raise(params: dict) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ParamError):
         SUDOKU.generate(params=params, seed=0)
 
 

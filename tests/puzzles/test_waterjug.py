@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import ConfigError, IssueCode
+from puzzles import IssueCode, ParamError
 from puzzles.waterjug import ACTIONS, WaterJug, WaterJugParams, min_steps_by_volume
 
 from .strategies import JSON_VALUES, answers_with_field
@@ -177,11 +177,11 @@ def test_replaced_and_swapped_steps_agree_with_an_independent_simulator(level: i
 
 def test_params_raise_config_error() -> None:
     for bad in ({"max_capacity": 2}, {"max_capacity": 1001}, {"min_steps": 1}, {"min_steps": 6, "max_steps": 5}):
-        with pytest.raises(ConfigError):
+        with pytest.raises(ParamError):
             WaterJugParams(**bad)
-    with pytest.raises(ConfigError, match="max_capacity"):
+    with pytest.raises(ParamError, match="max_capacity"):
         WATERJUG.generate(params={"max_capacity": 10.0})
-    with pytest.raises(ConfigError, match="no target"):
+    with pytest.raises(ParamError, match="no target"):
         WATERJUG.generate(params={"max_capacity": 10, "min_steps": 30, "max_steps": 40})
     assert WATERJUG.generate(params={"max_capacity": 5, "min_steps": 6, "max_steps": 6}).meta["min_solution_length"] == 6
 

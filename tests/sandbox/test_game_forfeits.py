@@ -20,7 +20,7 @@ from codebench.types import GameLimits, Limits, Program
 from puzzles.games import GameRecord, StrategyPlayer, get_game, play
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
-BUDGETS = GameLimits(game_cpu_s=4, move_cpu_s=2, move_wall_s=4)  # generous: two shared cores
+GAME_LIMITS = GameLimits(game_cpu_s=4, move_cpu_s=2, move_wall_s=4)  # generous: two shared cores
 CARDNIM = get_game("cardnim")
 LEVEL, SEED = 1, 0  # four moves for this player against the reference: its misbehaviour is seen at its second
 
@@ -153,7 +153,7 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxBackend]:
 def against_reference(sandbox: SandboxBackend, source: str) -> GameRecord:
     held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
     try:
-        return play(CARDNIM, CARDNIM.setup(LEVEL, SEED), [ProgramSeat("program", held, BUDGETS),
+        return play(CARDNIM, CARDNIM.setup(LEVEL, SEED), [ProgramSeat("program", held, GAME_LIMITS),
                                                           StrategyPlayer("ref", CARDNIM.reference_move)])
     finally:
         held.release()

@@ -2,7 +2,7 @@
 on the Docker and the local (bubblewrap) backends, the engine and the opponent on the host or in another sandbox.
 
 Every way a player can fail ends its game with the status the sandbox's own records give (an illegal move, the
-move's CPU or wall budget, the game's CPU budget, a crash, no Strategy, a syntax error); a snooping player finds
+move's CPU or wall limit, the game's CPU limit, a crash, no Strategy, a syntax error); a snooping player finds
 nothing of the engine or of the other player; nothing a player starts outlives its game.
 """
 
@@ -25,7 +25,7 @@ from puzzles.games import GameRecord, StrategyPlayer, get_game, play
 from .test_corpus import source as corpus_source
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
-BUDGETS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
+GAME_LIMITS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
 CARDNIM = get_game("cardnim")
 
 CARDNIM_STRATEGY = '''
@@ -52,10 +52,10 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxBackend]:
 
 
 def against_reference(sandbox: SandboxBackend, source: str, seed: int = 0, level: int = 2, seat: int = 0,
-                      budgets: GameLimits = BUDGETS) -> GameRecord:
+                      game_limits: GameLimits = GAME_LIMITS) -> GameRecord:
     held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
     try:
-        seats = [ProgramSeat("program", held, budgets), StrategyPlayer("ref", CARDNIM.reference_move)]
+        seats = [ProgramSeat("program", held, game_limits), StrategyPlayer("ref", CARDNIM.reference_move)]
         return play(CARDNIM, CARDNIM.setup(level, seed), seats if seat == 0 else seats[::-1])
     finally:
         held.release()
@@ -107,8 +107,8 @@ class Strategy:
 """
 
 
-def test_the_games_cpu_budget_is_a_timeout_of_its_own(sandbox: SandboxBackend) -> None:
-    """RubyRisks, 13+ boxes: 0.3 s of CPU a move, 1 s the move's budget, 1.2 s the game's, spent by the fifth move."""
+def test_the_games_cpu_limit_is_a_timeout_of_its_own(sandbox: SandboxBackend) -> None:
+    """RubyRisks, 13+ boxes: 0.3 s of CPU a move, 1 s the move's limit, 1.2 s the game's, spent by the fifth move."""
     rubies = get_game("rubyrisks")
     held = sandbox.reserve(Program(program_key(SLOW_RUBIES), SLOW_RUBIES, "Strategy"))
     try:
@@ -184,7 +184,7 @@ def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_st
     program = Program(program_key(SNOOP), SNOOP, "Strategy")
     first, second = sandbox.reserve(program), sandbox.reserve(program)
     try:
-        record = play(CARDNIM, CARDNIM.setup(2, 1), [ProgramSeat("a", first, BUDGETS), ProgramSeat("b", second, BUDGETS)])
+        record = play(CARDNIM, CARDNIM.setup(2, 1), [ProgramSeat("a", first, GAME_LIMITS), ProgramSeat("b", second, GAME_LIMITS)])
     finally:
         first.release()
         second.release()

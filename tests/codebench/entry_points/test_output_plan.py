@@ -1,4 +1,4 @@
-"""Every command decides whether all its outputs can be written before it does any work (`records.check_outputs`): a
+"""Every command decides whether all its outputs can be written before it does any work (`files.check_outputs`): a
 missing folder, a directory where a file goes, a file where a folder goes, two outputs on one path, an output that is an
 input, a link to a file: refused with one line naming the option typed, and nothing written."""
 

@@ -1,4 +1,5 @@
-"""Reading and writing puzzle records as JSONL, strictly: one record per line, nothing lost silently."""
+"""Files, strictly: reading text and lines (size-capped, UTF-8, one error line naming the file), puzzle records as JSONL
+(one record per line, nothing lost silently), and outputs checked before any work and written whole or not at all."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""A game's budgets bind (issue 26), on the Docker and the local (bubblewrap) backends: its CPU is everything the
-player's processes burn, between moves too (the worker cgroup's counter, not the move window); a fractional budget is
+"""A game's limits bind (issue 26), on the Docker and the local (bubblewrap) backends: its CPU is everything the
+player's processes burn, between moves too (the worker cgroup's counter, not the move window); a fractional limit is
 exact (the supervisor's own count binds, the whole-second rlimit is only a backstop above it); and each seat's worker
 has a CPU share of its own, so an opponent's 40 busy processes cannot make the honest seat run out of time.
 
-The machine is shared: the budgets leave wide margins, and nothing here measures speed.
+The machine is shared: the limits leave wide margins, and nothing here measures speed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from puzzles.games import GameRecord, Player, Setup, StrategyPlayer, get_game, p
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
 CARDNIM, RUBIES = get_game("cardnim"), get_game("rubyrisks")
-TOLERANCE_S = 0.05  # how far past a game's budget a player may get before it is stopped (1-2 ms measured here)
+TOLERANCE_S = 0.05  # how far past a game's limit a player may get before it is stopped (1-2 ms measured here)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -32,7 +32,7 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxBackend]:
 
 
 def game(sandbox: SandboxBackend, setup: Setup, players: list[tuple[str, str, GameLimits] | Player]) -> GameRecord:
-    """Play `setup`: a (name, source, budgets) player in a worker of its own, any other on the host."""
+    """Play `setup`: a (name, source, game limits) player in a worker of its own, any other on the host."""
     held = [sandbox.reserve(Program(program_key(player[1]), player[1], "Strategy")) if isinstance(player, tuple) else None
             for player in players]
     try:
@@ -98,7 +98,7 @@ class Strategy:
 
 
 @pytest.mark.parametrize(("total", "status", "detail"), [(2.8, "legal", ""), (3.2, "timeout", "game_cpu_limit")])
-def test_a_fractional_game_budget_is_exact(sandbox: SandboxBackend, total: float, status: str, detail: str) -> None:
+def test_a_fractional_game_limit_is_exact(sandbox: SandboxBackend, total: float, status: str, detail: str) -> None:
     """2.9 s for RubyRisks' 15 boxes: 2.8 s spent over seven moves plays the game to its end; 3.2 s is stopped just
     past 2.9 s (the kernel's CPU rlimit, whole seconds, would stop it at 2 s or let it run to 3 s)."""
     record = game(sandbox, RUBIES.setup(3, 0), [("spender", SPENDS.replace("TOTAL", str(total)), GameLimits(2.9, 1, 10))])
@@ -132,7 +132,7 @@ class Strategy:
         self.burners = []
 
     def act(self, observation):
-        for pid in self.burners:  # idle while it moves: its own moves stay within their budget
+        for pid in self.burners:  # idle while it moves: its own moves stay within their limit
             os.kill(pid, signal.SIGSTOP)
         while len(self.burners) < 40:
             pid = os.fork()
