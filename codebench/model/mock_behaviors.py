@@ -59,7 +59,8 @@ WRONG = {  # a well-formed answer the validator rejects on every instance of the
     "sat": 'clause = instance["clauses"][0]\n    assignment = {str(abs(v)): v < 0 for c in instance["clauses"] for v in c}\n'
            '    assignment.update({str(abs(v)): v < 0 for v in clause})  # every literal of clause 0 false\n'
            '    return {"assignment": assignment}',
-    "cryptarithm": 'letters = set("".join(instance["addends"]) + instance["result"])\n    return {"mapping": {c: 0 for c in letters}}',
+    "cryptarithm": 'letters = sorted(set("".join(instance["addends"]) + instance["result"]))  # the same text in every process\n'
+                   '    return {"mapping": {c: 0 for c in letters}}',
     "coloring": 'return {"coloring": {str(v): 1 for v in range(instance["num_nodes"])}}  # one colour for all',
     "waterjug": 'return {"steps": ["Fill A"]}  # a full jug is never the target',
     "sudoku": 'return {"grid": [[value or 1 for value in row] for row in instance["grid"]]}  # every blank a 1',

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import signal
 import socket
@@ -328,3 +329,14 @@ def test_the_command_checks_the_streaming_settings(capsys: pytest.CaptureFixture
     for flag, value in [("--think", "-1"), ("--chunk-interval", "0"), ("--stall-after", "-2"), ("--streaming", "maybe")]:
         code, out, err = run_cli(capsys, "mock-server", "--port", "0", flag, value)
         assert code == 2 and out == "" and err.startswith(f"error: {flag} ") and len(err.strip().splitlines()) == 1, err
+
+
+def test_every_instruction_reply_is_the_same_in_every_process() -> None:
+    """A reply's text keys its answer's execution: a set's order (a string's hash) must not reach it, or two runs of
+    one spec store different answers (cryptarithm's `wrong` mapping did)."""
+    script = ("import json, puzzles\nfrom codebench.model.mock_behaviors import BEHAVIORS, instruction_reply\n"
+              "print(json.dumps([instruction_reply(b, n, puzzles.get_puzzle(n).generate(3, 0).instance, True).text "
+              "for n in puzzles.puzzle_names() for b in BEHAVIORS]))")
+    replies = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")]
+    assert replies[0] == replies[1] == replies[2] and json.loads(replies[0])
