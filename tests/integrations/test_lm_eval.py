@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 import puzzles
@@ -68,3 +69,13 @@ class _Tagged(yaml.SafeLoader):
 
 
 _Tagged.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def test_metadata_options_are_checked_as_codebench_run_checks_them() -> None:
+    from codebench.errors import InputError
+    from codebench.integrations.lm_eval import docs
+
+    with pytest.raises(InputError) as raised:
+        docs("hanoi", levels="2-9", version=1.0)  # `version`: the task's own metadata, passed along by lm-eval
+    assert str(raised.value) == "levels (in lm_eval --metadata) '2-9': '2-9' must go upwards within 1-6"
+    assert docs("river", levels=2, instances_per_level=3, seed=5)["test"]["id"] == [f"river/L2/s{seed}" for seed in (5, 6, 7)]
