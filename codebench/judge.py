@@ -90,6 +90,14 @@ def judge_answer(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | by
                    steps_applied=verdict.steps_applied)
 
 
+def progress(steps: int | None, shortest: object) -> float | None:
+    """How far a trajectory got: its legal steps over the shortest solution's length (the instance's
+    `min_solution_length`), at most 1 (None: not known, or not a trajectory): the partial credit of a failed plan."""
+    if steps is None or not isinstance(shortest, int) or isinstance(shortest, bool) or shortest <= 0:
+        return None
+    return min(1.0, steps / shortest)
+
+
 def _validated(puzzle: Puzzle[Any], instance: dict[str, Any], answer: str | bytes) -> _Call:
     verdict = puzzle.validate_json(instance, answer)
     if verdict.ok:

@@ -26,11 +26,14 @@ pytestmark = pytest.mark.docker
 
 
 def shipped_files() -> set[str]:
-    """What the packages hold of the repository's top level, as paths inside the wheel."""
+    """What the packages hold besides their modules (the repository's top level, the lm-eval task folder), as paths
+    inside the wheel."""
     templates = {f"puzzles/templates/{path.relative_to(ROOT / 'templates')}" for path in (ROOT / "templates").rglob("*.md.j2")}
     image = {f"codebench/sandbox/image/{name}"
              for name in ("Dockerfile.sandbox", "sandbox_images/supervisor.py", "sandbox_images/bootstrap-base.sh")}
-    return templates | image
+    lm_eval = {f"codebench/integrations/lm_eval_tasks/{path.name}" for path in (ROOT / "codebench/integrations/lm_eval_tasks").iterdir()
+               if path.suffix == ".yaml" or path.name.endswith("_yaml")}  # package data: not Python
+    return templates | image | lm_eval
 
 
 def run(argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:

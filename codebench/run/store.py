@@ -31,6 +31,7 @@ from typing import Any
 from puzzles import Record
 
 from ..errors import SchemaVersionError, StoreError
+from ..judge import progress
 from ..keys import execution_key, first_of_each
 from ..modes._hedging import hedges
 from ..types import (
@@ -510,7 +511,7 @@ class Store:
                 steps = execution.steps_applied if execution else None
                 rows.append(ExecutionRow(planned.model, planned.mode, planned.puzzle, found.level, found.instance_id,
                                          planned.sample, found.status, found.detail, found.complexity,
-                                         _progress(steps, shortest), execution.first_illegal_step if execution else None,
+                                         progress(steps, shortest), execution.first_illegal_step if execution else None,
                                          tuple(issue["code"] for issue in execution.issues) if execution else (), steps,
                                          shortest, reply.truncated, reply.hedged, reply.prompt_tokens, reply.completion_tokens,
                                          reply.reasoning_tokens))
@@ -682,13 +683,6 @@ class _Reply:
     prompt_tokens: int | None
     completion_tokens: int | None
     reasoning_tokens: int | None
-
-
-def _progress(steps: int | None, shortest: object) -> float | None:
-    """How far a trajectory got: its legal steps over the shortest solution's length, at most 1 (None: not known)."""
-    if steps is None or not isinstance(shortest, int) or shortest <= 0:
-        return None
-    return min(1.0, steps / shortest)
 
 
 def _sample(row: tuple[Any, ...]) -> Sample:
