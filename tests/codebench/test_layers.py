@@ -17,10 +17,11 @@ from codebench.types import ModeName, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 # Lower layers never import higher ones; a package's own modules are in its layer, and each part is one layer above the
-# highest part it imports (or in its layer: `run` and `games` import each other), so the table is the real one.
+# highest part it imports (or in its layer: `run` and `games` import each other), so the table is the real one. Each
+# adapter of `codebench.integrations` is an entry of its own, placed by what it imports (reasoning-gym's: puzzles only).
 LAYERS = {
-    "puzzles": 0, "codebench.errors": 0, "codebench.version": 0,
-    "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
+    "puzzles": 0, "codebench.errors": 0, "codebench.version": 0, "codebench.integrations": 0,
+    "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1, "codebench.integrations.reasoning_gym": 1,
     "codebench.keys": 2, "codebench.judge": 2, "codebench.files": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
@@ -37,6 +38,7 @@ CONFINED = {  # third-party package -> the only modules (or packages) that may i
     "psutil": ("codebench.sandbox",),
     "typer": ("codebench.cli",),
     "rich": ("codebench.cli",),
+    "reasoning_gym": ("codebench.integrations.reasoning_gym",),
 }
 
 
