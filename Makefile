@@ -9,7 +9,7 @@ DEMO_OUT ?= runs/demo
 $(BIN)/codebench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,ray,export,inspect,lmeval]'
+	$(BIN)/pip install --quiet -e '.[test,ray,export,inspect,lmeval,gym]'
 	touch $@
 
 # The main job on defaults: a mock model server, both modes on all nine puzzles × six levels; the report, its plots, the HTML page.

@@ -1,11 +1,13 @@
 """A reply to an instruction-mode prompt scored for its instance as `codebench run` scores it: the answer read from the
-reply (`puzzles.read_answer`), then the validator's verdict (`codebench.judge.judge_answer`), and how far a plan got."""
+reply (`puzzles.read_answer`), then the validator's verdict (`codebench.judge.judge_answer`), and how far a plan got.
+Every adapter scores through it: inspect_ai's scorer, lm-eval's metric and reasoning-gym's `score_answer`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from puzzles import Issue, Record, get_puzzle, read_answer
+from puzzles import Issue, Puzzle, Record, get_puzzle, read_answer
 
 from ..judge import judge_answer, progress
 from ..types import Status
@@ -30,10 +32,14 @@ class Scored:
 
 def score_reply(record: Record, reply: str) -> Scored:
     """`reply` (a model's last reply text) scored for `record`'s instance."""
+    return score_text(get_puzzle(record.puzzle), record.instance, reply, record.meta.get("min_solution_length"))
+
+
+def score_text(puzzle: Puzzle[Any], instance: dict[str, Any], reply: str, shortest: object) -> Scored:
+    """`reply` scored for `instance`, a plan's progress measured against `shortest` (its minimal length, if known)."""
     answer = read_answer(reply)
     if answer.text is None:
         return Scored(Status.NO_ANSWER, None, answer.why)
-    outcome = judge_answer(get_puzzle(record.puzzle), record.instance, answer.text)
+    outcome = judge_answer(puzzle, instance, answer.text)
     return Scored(outcome.status, answer.text, "; ".join(issue.message for issue in outcome.issues), outcome.issues,
-                  outcome.first_illegal_step, outcome.steps_applied,
-                  progress(outcome.steps_applied, record.meta.get("min_solution_length")))
+                  outcome.first_illegal_step, outcome.steps_applied, progress(outcome.steps_applied, shortest))

@@ -24,7 +24,7 @@ LAYERS = {
     "codebench.keys": 2, "codebench.judge": 2, "codebench.files": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
-    "codebench.reports": 5, "codebench.integrations": 5,  # inspect_ai's and lm-eval's tasks: planned and scored as a run
+    "codebench.reports": 5, "codebench.integrations": 5,  # inspect_ai, lm-eval and reasoning-gym: planned and scored as a run
     "codebench.evaluation": 6,
     "codebench.cli": 7, "codebench": 7,  # the package's own __init__: the public API, loaded on first use
     "codebench.__main__": 8,
@@ -40,6 +40,7 @@ CONFINED = {  # third-party package -> the only modules (or packages) that may i
     "inspect_ai": ("codebench.run.export", "codebench.integrations.inspect_tasks"),
     "lm_eval": (),  # lm-eval loads codebench's task folder, never the other way round
     "datasets": ("codebench.integrations.lm_eval",),
+    "reasoning_gym": ("codebench.integrations.reasoning_gym",),
 }
 
 
