@@ -1,5 +1,5 @@
-"""The prompts' templates (`templates/`, shipped in this package and found here only), their Jinja2 environment, and
-the instruction-mode prompt of an instance: the text codebench's instruction mode sends, byte for byte.
+"""The prompts' templates (`templates/`, shipped in this package, and a plugin's own beside its module), their Jinja2
+environment, and the instruction-mode prompt of an instance: the text codebench's instruction mode sends, byte for byte.
 
 Rendering is deterministic (same bytes in every process), so a prompt's text can key stored responses. jinja2 is
 imported on first use: listing or generating puzzles never loads it.
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ._errors import PuzzleError
+from ._plugins import TEMPLATES_FOLDER, plugin_folder
 from ._protocol import Puzzle, Record
 
 if TYPE_CHECKING:
@@ -46,7 +48,7 @@ def instruction_prompt(puzzle: Puzzle[Any], record: Record) -> list[dict[str, st
 
 
 def template(mode: str, name: str) -> jinja2.Template:
-    """`templates/<mode>/<name>.md.j2`.
+    """`<mode>/<name>.md.j2`, from the first of `template_folders` that holds it.
 
     Raises:
         PuzzleError: the templates folder or this template is missing (the message says where, and how to reinstall).
@@ -60,8 +62,28 @@ def template(mode: str, name: str) -> jinja2.Template:
     try:
         return _environment().get_template(path)
     except jinja2.TemplateNotFound:
-        raise PuzzleError(f"no {mode}-mode prompt template {name!r}: expected {TEMPLATES / path}; if that name is right, "
-                          f"this installation is broken: reinstall it ({REINSTALL})") from None
+        raise PuzzleError(f"no {mode}-mode prompt template {name!r}: expected {template_folders(path)[-1] / path}; if that "
+                          f"name is right, this installation is broken: reinstall it ({REINSTALL})") from None
+
+
+def template_folders(path: str) -> list[Path]:
+    """The folders the template `path` (`<mode>/<name>.md.j2`) is looked for in, the first holding it wins: the built-in
+    templates, then, for a plugin's own name, the plugin's folder (a plugin never replaces a built-in template)."""
+    own = plugin_folder(PurePosixPath(path).name.removesuffix(".md.j2"))
+    return [TEMPLATES] if own is None else [TEMPLATES, own / TEMPLATES_FOLDER]
+
+
+def _source(path: str) -> tuple[str, str, Callable[[], bool]] | None:
+    """The text of the template `path` from the first of its folders that holds it, where it is, and whether it is
+    unchanged since (what FileSystemLoader gives); None: no folder holds it."""
+    import jinja2.loaders
+
+    parts = jinja2.loaders.split_template_path(path)  # refuses ".." (TemplateNotFound)
+    found = next((file for folder in template_folders(path) if (file := folder.joinpath(*parts)).is_file()), None)
+    if found is None:
+        return None
+    mtime = found.stat().st_mtime
+    return found.read_text(encoding="utf-8"), str(found), lambda: found.is_file() and found.stat().st_mtime == mtime
 
 
 @functools.cache
@@ -69,7 +91,7 @@ def _environment() -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
+        loader=jinja2.FunctionLoader(_source),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from puzzles import (
     MAX_SEED,
@@ -23,13 +24,16 @@ from puzzles import (
     loads_strict,
     with_repeated_keys,
 )
+from puzzles._catalog import PLUGINS as PUZZLE_PLUGINS
 from puzzles.dimacs import dimacs_record
 from puzzles.games import GAMES, game_names, get_game
+from puzzles.games._catalog import PLUGINS as GAME_PLUGINS
 
 from ..errors import InputError
 from ..files import open_output, read_lines, read_records, read_text, write_records
 from ..run.spec import MAX_COUNT
 from ..selftest import SelftestRow, run_selftest
+from ..types import one_line
 from ._games import show_game
 from ._interrupt import Stopping
 from ._params import parse_params
@@ -41,6 +45,7 @@ status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log st
 
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write JSONL here instead of stdout.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+BUILT_IN = "built-in"  # where a puzzle or game that codebench ships comes from
 
 
 def _band_text(band: dict[str, object]) -> str:
@@ -49,26 +54,42 @@ def _band_text(band: dict[str, object]) -> str:
 
 @puzzles_app.command("list")
 def list_puzzles(as_json: JsonOption = False) -> None:
-    """List the puzzle families and the games, with their levels."""
+    """List the puzzle families and the games, with their levels and where each comes from (built-in, or the
+    distribution that registers it); a plugin that cannot be used is left out with a warning."""
+    plugins = [*PUZZLE_PLUGINS.every(), *GAME_PLUGINS.every()]
+    for plugin in plugins:
+        if plugin.problem is not None:
+            status.print(Text.assemble(("warning:", "bold yellow"), " ", one_line(plugin.problem)), highlight=False)
+    found = [(p, BUILT_IN) for p in (*PUZZLES, *GAMES)] + [(plugin.found, plugin.origin) for plugin in plugins if plugin.problem is None]
     if as_json:
-        rows = [{"name": p.name, "title": p.title, "kind": p.kind, "version": p.version,
+        rows = [{"name": p.name, "title": p.title, "kind": p.kind, "version": p.version, "origin": origin,
                  **({"players": p.players} if p.kind == "interactive" else {}),
                  "levels": {str(k): {f: list(v) if isinstance(v, tuple) else v for f, v in band.items()}
-                            for k, band in p.levels.items()}} for p in (*PUZZLES, *GAMES)]
+                            for k, band in p.levels.items()}} for p, origin in found]
         console.print_json(json.dumps(rows))
         return
-    table = Table("name", "title", *(f"L{level}" for level in range(1, 7)), title="puzzle families")
-    for p in PUZZLES:
-        table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) for level in range(1, 7)))
+    table = Table(title="puzzle families")
+    table.add_column("name", no_wrap=True)  # what a user types: never cut
+    table.add_column("title")
+    for level in range(1, 7):
+        table.add_column(f"L{level}")
+    table.add_column("from", no_wrap=True)
+    for p, origin in found:
+        if p.kind != "interactive":
+            table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) if level in p.levels else "—" for level in range(1, 7)),
+                          origin)
     console.print(table)
-    levels = range(1, max(max(g.levels) for g in GAMES) + 1)
+    playable = [(g, origin) for g, origin in found if g.kind == "interactive"]
+    levels = range(1, max(max(g.levels) for g, _ in playable) + 1)
     games = Table(title="games (codebench puzzles play)")
     games.add_column("name", no_wrap=True)  # what a user types: never cut
     games.add_column("players")
     for level in levels:
         games.add_column(f"L{level}", overflow="fold")
-    for g in GAMES:
-        games.add_row(g.name, str(g.players), *(_band_text(dict(g.levels[level])) if level in g.levels else "—" for level in levels))
+    games.add_column("from", no_wrap=True)
+    for g, origin in playable:
+        games.add_row(g.name, str(g.players), *(_band_text(dict(g.levels[level])) if level in g.levels else "—" for level in levels),
+                      origin)
     console.print(games)
 
 
@@ -191,7 +212,7 @@ def show(
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE, as for generate.")] = None,
 ) -> None:
     """Render one instance for a human: board, grid, equation or cube net (for a game: its starting position)."""
-    if name in game_names():
+    if name in game_names(plugins=True):
         show_game(get_game(name), level, seed)
         return
     puzzle = get_puzzle(name)

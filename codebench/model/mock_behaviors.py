@@ -18,6 +18,11 @@ confidently (a confident error); `hedged` answers that plan in hedged prose (inc
 exists (no plan, or no illegal move: rubik's `slip`) they answer as `wrong`. In code mode and in games they play `wrong`.
 `mixed` keeps one behaviour through a puzzle's instruction-mode conversation (see `mixed_choice`).
 
+A plugin's puzzle (installed through an entry point) is answered as the built-ins are, with these differences: in code
+mode `oracle` and `slow` answer with the oracle program the plugin ships as `oracles/<name>.py` beside its module (as
+`no_code` when it ships none), `wrong` with a program returning {}; in instruction mode `wrong` (and a flaw that finds
+no edit) answers the reference answer with its first number made -1, or its first string "?".
+
 Games (the line names one of `puzzles.games`) are answered by `mock_games`, with the same behaviours: in code mode
 `oracle` (and `slow`, `format_retry`, `reasoning`) writes a self-contained program whose `Strategy` plays the game's
 `ref` strategy, the others a Strategy that moves illegally, does not parse, never returns, raises, or no program. In
@@ -34,12 +39,13 @@ import re
 from itertools import islice, takewhile
 from typing import Any
 
-from puzzles import IssueCode, get_puzzle
+from puzzles import IssueCode, get_puzzle, puzzle_names
+from puzzles._plugins import plugin_folder
 from puzzles.games import game_names
 
 from ..oracles import ORACLES, oracle_source
 from . import mock_games
-from .mock_games import NO_CODE_REPLY, SYNTAX_ERROR, TIMEOUT, MockReply, json_reply
+from .mock_games import NO_CODE_REPLY, SYNTAX_ERROR, TIMEOUT, MockReply, illegal, json_reply
 
 PLAN_FLAWS = ("slip", "astray", "hedged")  # instruction-mode flaws of a plan; elsewhere they play `wrong`
 BEHAVIORS = ("oracle", "slow", "wrong", SYNTAX_ERROR, TIMEOUT, "crash", NO_CODE_REPLY, "format_retry", "reasoning", *PLAN_FLAWS,
@@ -71,6 +77,8 @@ PROGRAMS = {
     TIMEOUT: 'def solve(instance):\n    size = 1\n    while True:  # try every candidate of every size\n        size += 1\n',
     "crash": 'def solve(instance):\n    keys = sorted(instance)\n    return {keys[0]: instance[keys[len(keys)]]}\n',
 }
+PLUGIN_WRONG = "return {}  # no answer field at all"  # `wrong`'s program for a plugin's puzzle
+PLUGIN_ORACLES = "oracles"  # the folder beside a plugin's module that may hold its oracle programs, `<name>.py`
 NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first search over states, stopping at the first "
            "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
 
@@ -86,12 +94,12 @@ def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = No
     """
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
-    if puzzle in game_names(variants=True) and INSTRUCTION.search(prompt) is not None:
+    if puzzle in game_names(variants=True, plugins=True) and INSTRUCTION.search(prompt) is not None:
         return mock_games.turn_reply("wrong" if behavior in PLAN_FLAWS else behavior, str(puzzle), prompt, last_user)
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.search(prompt)
-    if puzzle not in ORACLES or shown is None:
+    if puzzle not in puzzle_names(plugins=True) or shown is None:
         raise ValueError("an instruction-mode prompt must name its puzzle ('codebench-puzzle: NAME') and show the "
                          "instance as JSON")
     return instruction_reply(behavior, str(puzzle), json.loads(shown.group(1)), reminded)
@@ -104,6 +112,8 @@ def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], remi
     flawed = flawed_plan(puzzle, instance, behavior) if behavior in PLAN_FLAWS else None
     if flawed is not None:
         answer = flawed
+    elif behavior in ("wrong", *PLAN_FLAWS) and puzzle not in WRONG:  # a plugin's puzzle
+        answer = illegal(get_puzzle(puzzle).solve(instance))
     elif behavior in ("wrong", *PLAN_FLAWS):
         namespace: dict[str, Any] = {}
         exec(f"def solve(instance):\n    {WRONG[puzzle]}\n", namespace)  # our own snippet, on our own instance
@@ -127,7 +137,10 @@ def flawed_plan(puzzle: str, instance: dict[str, Any], flaw: str) -> dict[str, A
     neighbours, so that every step is legal and the plan ends off the goal. None: the answer is not a plan (one list or
     string of moves), or no such edit was found within FLAW_TRIES validations."""
     judge = get_puzzle(puzzle)
-    ((field, plan),) = judge.solve(instance).items()
+    solved = judge.solve(instance)
+    if not (isinstance(solved, dict) and len(solved) == 1):  # a plugin's puzzle may answer with several fields
+        return None
+    ((field, plan),) = solved.items()
     steps = plan.split() if isinstance(plan, str) else list(plan) if isinstance(plan, list) else []
     if len(steps) < 2:
         return None
@@ -159,22 +172,36 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
         ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
     """
     behavior = "wrong" if behavior in PLAN_FLAWS else behavior  # code mode: the flaws are instruction mode's
-    if puzzle in game_names(variants=True):
+    if puzzle in game_names(variants=True, plugins=True):
         return mock_games.code_reply(behavior, str(puzzle))
     behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
-    if behavior in ("oracle", "slow", "wrong") and puzzle not in ORACLES:
-        raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of {', '.join(ORACLES)}")
+    if behavior in ("oracle", "slow", "wrong") and puzzle not in puzzle_names(plugins=True):
+        raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of "
+                         f"{', '.join(puzzle_names(plugins=True))}")
+    source = oracle_program(str(puzzle)) if behavior in ("oracle", "slow") else None
+    if behavior in ("oracle", "slow") and source is None:
+        return NO_CODE  # a plugin's puzzle that ships no oracle program
     if behavior == "oracle":
-        return f"Here is a program that solves any {puzzle} instance.\n\n```python\n{oracle_source(str(puzzle))}```\n"
+        return f"Here is a program that solves any {puzzle} instance.\n\n```python\n{source}```\n"
     if behavior == "slow":  # correct, but its cost grows with the instance: accuracy collapses at high levels
         return (f"This solves any {puzzle} instance; it double-checks by solving again.\n\n```python\n"
-                f"{oracle_source(str(puzzle))}\n\n_solve_once = solve\n\n\ndef solve(instance):\n"
+                f"{source}\n\n_solve_once = solve\n\n\ndef solve(instance):\n"
                 f"    for _ in range({SLOW_REPEATS} - 1):\n        _solve_once(instance)\n    return _solve_once(instance)\n```\n")
     if behavior == "wrong":
-        return f"This builds the answer directly.\n\n```python\ndef solve(instance):\n    {WRONG[str(puzzle)]}\n```\n"
+        return f"This builds the answer directly.\n\n```python\ndef solve(instance):\n    {WRONG.get(str(puzzle), PLUGIN_WRONG)}\n```\n"
     if behavior == NO_CODE_REPLY:
         return NO_CODE
     return f"Here is my solution.\n\n```python\n{PROGRAMS[behavior]}```\n"
+
+
+def oracle_program(puzzle: str) -> str | None:
+    """The oracle program of `puzzle`: codebench's own for a built-in, `oracles/<name>.py` beside a plugin's module for a
+    plugin's (None: it ships none)."""
+    if puzzle in ORACLES:
+        return oracle_source(puzzle)
+    folder = plugin_folder(puzzle)
+    path = folder / PLUGIN_ORACLES / f"{puzzle}.py" if folder is not None else None
+    return path.read_text(encoding="utf-8").rstrip("\n") + "\n" if path is not None and path.is_file() else None
 
 
 def mixed_choice(seed: int, request_seed: object, messages: object) -> str:

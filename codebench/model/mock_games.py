@@ -5,7 +5,8 @@ Code mode: `oracle`, `slow`, `format_retry` and `reasoning` answer with a progra
 docstrings and comments left out, as zlib-compressed JSON) and imports them from memory through a meta-path finder:
 nothing is written, nothing else is needed. `wrong` plays a well-formed move no game accepts (the example move with
 its first number made negative); `syntax_error`, `timeout` (an endless search), `crash` (an IndexError) and
-`no_code` end in those statuses.
+`no_code` end in those statuses. A plugin's game (installed through an entry point) has no engine here to bundle:
+`oracle` and its kind answer as `no_code`.
 
 Instruction mode reads the seat (`codebench-seat: N`, from the opening) and the observation of the last turn
 message (its ```json block after "What you see now:"): `oracle`, `slow` and `reasoning` answer the `ref` move, from
@@ -138,6 +139,8 @@ def json_reply(behavior: str, reasoning: str, text: str) -> MockReply:
 def code_reply(behavior: str, name: str) -> str:
     """What a model of this behaviour says to the code-mode prompt of game `name` (`mixed` excluded)."""
     game = get_game(name)
+    if behavior in AS_ORACLE and not type(game).__module__.startswith("puzzles."):  # a plugin's: no engine to bundle
+        return NO_CODE
     if behavior in AS_ORACLE:
         return f"Here is a program that plays {game.title} as the reference strategy does.\n\n```python\n{strategy_program(name)}```\n"
     if behavior == "wrong":

@@ -1,8 +1,11 @@
-"""The explicit list of games: adding one is a module, one line here and one test file."""
+"""The explicit list of games: adding one is a module, one line here and one test file. Other installed packages add
+theirs through entry points (`.._plugins`): found by name, never among "all games"."""
 
 from __future__ import annotations
 
+from .._catalog import built_in_names
 from .._errors import UnknownPuzzleError
+from .._plugins import GAME_GROUP, Plugins
 from .._protocol import clip
 from ._protocol import Game
 from .beatorbomb import BeatOrBombSto
@@ -34,18 +37,27 @@ if len(_BY_NAME) != len(GAMES) + len(VARIANTS):
     raise RuntimeError("two games share a name")
 
 
-def game_names(variants: bool = False) -> list[str]:
-    """The 15 games' names ("all games"), and with `variants` the variants' too (every name `get_game` finds)."""
-    return [game.name for game in (*GAMES, *(VARIANTS if variants else ()))]
+PLUGINS = Plugins(GAME_GROUP, Game, ("rules",), built_in_names)
+
+
+def game_names(variants: bool = False, plugins: bool = False) -> list[str]:
+    """The 15 games' names ("all games"), with `variants` the variants' too, with `plugins` the usable plugins' after
+    them (both: every name `get_game` finds)."""
+    return [game.name for game in (*GAMES, *(VARIANTS if variants else ()))] + \
+        ([plugin.name for plugin in PLUGINS.every() if plugin.problem is None] if plugins else [])
 
 
 def get_game(name: str) -> Game:
-    """The game called `name`, one of GAMES or VARIANTS.
+    """The game called `name`: one of GAMES or VARIANTS, else an installed plugin's.
 
     Raises:
         UnknownPuzzleError: no such game (the message lists the known ones).
+        PluginError: a plugin registers `name` but cannot be used (the message names its distribution and what to do).
     """
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise UnknownPuzzleError(f"unknown game {clip(name)}; known: {', '.join(_BY_NAME)}") from None
+        found = PLUGINS.usable(name) if isinstance(name, str) else None
+    if found is None:
+        raise UnknownPuzzleError(f"unknown game {clip(name)}; known: {', '.join(game_names(variants=True, plugins=True))}")
+    return found  # type: ignore[no-any-return]
