@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from .types import Limits, Sampling
@@ -29,6 +30,14 @@ def sample_key(model: str, base_url: str, prompt_text: str, sampling: Sampling, 
     and the request fields only when there are some, so a plain run's keys are those of earlier versions."""
     extra = {**({"served": served} if served not in (None, model) else {}), **({"request": request} if request else {})}
     return content_key("sample", model, base_url, prompt_text, asdict(sampling), sample, *([extra] if extra else []))
+
+
+def folder_key(folder: Path) -> str:
+    """The content of a folder of templates (every `*.j2` file under it, by its path inside): a game's replies depend on
+    the templates its prompts are rendered from, which the match's key holds by this."""
+    files = sorted((path.relative_to(folder).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+                   for path in folder.rglob("*.j2") if path.is_file())
+    return content_key("templates", files)
 
 
 def first_of_each(items: Iterable[tuple[str, str]]) -> tuple[list[str], dict[str, tuple[str, ...]]]:

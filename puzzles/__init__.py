@@ -18,7 +18,7 @@ from ._answer import ReplyAnswer, read_answer
 from ._catalog import PUZZLES, get_puzzle, puzzle_names
 from ._errors import InstanceFormatError, ParamError, PuzzleError, UnknownPuzzleError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
-from ._prompt import instruction_prompt
+from ._prompt import Prompting, instruction_prompt
 from ._protocol import LEVELS, MAX_SEED, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Issue",
     "IssueCode",
     "ParamError",
+    "Prompting",
     "Puzzle",
     "PuzzleError",
     "Record",

@@ -35,6 +35,8 @@ from ..types import (
     PlannedCell,
     SampleUsage,
     Status,
+    harmless,
+    one_line,
 )
 from . import sections
 from .collapse import CollapseRegime, LevelMean, collapse_regimes, global_curve
@@ -69,6 +71,7 @@ FORMATS = ("table", "md", "csv", "json")
 LEGEND = ("any-legal: oracle best-of-n, the fraction of instances where any sample is legal",
           "best-sample: PuzzlePlex's best-of-n, the best single sample's mean legal rate over instances",
           "pass@k: unbiased estimator over each instance's samples, shown when every instance has k or more")
+SHOWN_CHARS = 60  # of a system prompt, in the report's note
 RERUN = "run the same `codebench run` command again (same --out) to retry what is missing; finished work is kept"
 
 
@@ -86,13 +89,55 @@ class Totals:
 
 
 @dataclass(frozen=True)
+class RunPrompts:
+    """How one run posed its prompts where it left the shipped ones (`codebench run`'s prompt options, as its stored spec
+    holds them): its rates hold under these prompts only, so the report says them under its headline."""
+
+    run: str
+    system_prompt: str | None = None
+    templates: str | None = None
+    shots: int = 0
+    prompt_preset: str | None = None
+
+    @classmethod
+    def of(cls, run: str, spec: Any) -> RunPrompts:
+        """The prompt options of a stored spec (a run recorded before there were any, or a value of another type, has
+        none: the shipped prompts)."""
+        given = spec if isinstance(spec, dict) else {}
+
+        def text(key: str) -> str | None:
+            value = given.get(key)
+            return value if isinstance(value, str) else None
+
+        shots = given.get("shots")
+        return cls(run, text("system_prompt"), text("templates"),
+                   shots if isinstance(shots, int) and not isinstance(shots, bool) else 0, text("prompt_preset"))
+
+    @property
+    def used(self) -> bool:
+        return any((self.system_prompt is not None, self.templates is not None, self.shots, self.prompt_preset is not None))
+
+    def describe(self) -> str:
+        """"runs/a: system prompt "You are…" (212 characters), templates my/templates, 2 shots, preset one-shot"."""
+        system = self.system_prompt.strip() if self.system_prompt is not None else ""
+        head = one_line(system[:SHOWN_CHARS]) + ("…" if len(system) > SHOWN_CHARS else "")
+        parts = [f'system prompt "{head}" ({counted(len(system), "character")})' if self.system_prompt is not None else "",
+                 f"templates {harmless(self.templates)}" if self.templates is not None else "",
+                 counted(self.shots, "shot") if self.shots else "",
+                 f"preset {harmless(self.prompt_preset)}" if self.prompt_preset is not None else ""]
+        return f"{self.run or 'the run'}: {', '.join(part for part in parts if part)}"
+
+
+@dataclass(frozen=True)
 class RunScope:
-    """What one run set out to do: the results its plan asks of each cell, and its games left unplayed."""
+    """What one run set out to do: the results its plan asks of each cell, and its games left unplayed; and how it posed
+    its prompts."""
 
     run: str  # the run directory, as the user named it
     planned: tuple[PlannedCell, ...]
     games_void: int = 0  # stored void: the sandbox or the endpoint broke them (played again on a resume, a bounded number of times)
     games_missing: int = 0  # planned, never stored (interrupted, or held by a budget)
+    prompts: RunPrompts | None = None  # None: the shipped prompts
 
 
 @dataclass(frozen=True)
@@ -170,6 +215,7 @@ class Report:
     difficulty: tuple[Difficulty, ...] = ()
     coverage: tuple[Coverage, ...] = ()  # per run, what was not counted and why
     fewer_instances: tuple[FewerInstances, ...] = ()
+    prompts: tuple[RunPrompts, ...] = ()  # the runs that posed their prompts otherwise than the shipped templates
 
     @property
     def partial(self) -> bool:
@@ -208,7 +254,8 @@ def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int =
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER),
                     counted[Status.LEGAL] / len(rows) if rows else math.nan)
     return Report(ks=check_ks(ks), totals=totals, coverage=tuple(_coverage(scope, built["cells"]) for scope in scopes),
-                  fewer_instances=tuple(fewer_instances(facts)), **built)
+                  fewer_instances=tuple(fewer_instances(facts)),
+                  prompts=tuple(scope.prompts for scope in scopes if scope.prompts is not None and scope.prompts.used), **built)
 
 
 def _coverage(scope: RunScope, cells: Sequence[CellMetrics]) -> Coverage:
@@ -298,11 +345,12 @@ def headline(report: Report) -> str:
 
 
 def notes(report: Report) -> list[str]:
-    """The lines under the headline: the totals (when the headline was taken), and the levels with fewer distinct instances
-    than seeds."""
+    """The lines under the headline: the totals (when the headline was taken), how runs posed their prompts where they
+    left the shipped ones, and the levels with fewer distinct instances than seeds."""
     lines = []
     if report.partial:
         lines.append(f"{_totals(report)}; in brackets: the legal rate with the unresolved results counted as failures")
+    lines += [f"prompts of {prompts.describe()}" for prompts in report.prompts]
     if report.fewer_instances:
         shown = ", ".join(f"{f.puzzle} L{f.level} {f.distinct} of {f.seeds}" for f in report.fewer_instances)
         lines.append(f"fewer distinct instances than seeds (each counted once): {shown}")

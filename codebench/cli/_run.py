@@ -61,7 +61,9 @@ def run(**given: Any) -> None:
         plan = plan_of(spec)
         reader = Store.for_reading(database) if database.exists() else None
         try:
-            console.print_json(json.dumps({"out": str(spec.out), **plan_summary(plan, reader)}))
+            prompts = spec.prompt_options()
+            console.print_json(json.dumps({"out": str(spec.out), **plan_summary(plan, reader),
+                                           **({"prompts": prompts} if prompts else {})}))
         finally:
             if reader is not None:
                 reader.close()

@@ -6,7 +6,8 @@ as code mode reads any program and the match stage seats it in a sandbox. Instru
 one conversation per game, the rules once (`opening.md.j2`), then each turn the opponent's moves and the new
 observation (`turn.md.j2`), with PuzzlePlex's options: the whole history (default) or, `history=False`, only the
 rules and the current turn; up to `format_retries` corrective follow-ups when no move can be read; the legal moves
-as a hint. An M variant's board picture goes to the model as an image part (unless the model takes text only).
+as a hint. An M variant's board picture goes to the model as an image part (unless the model takes text only). Both
+modes' prompts are posed as the run's `Prompting` says (its system message, its templates, a preset's example).
 
 Seats run in a match thread and call the async model client on the run's event loop.
 """
@@ -15,17 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import random
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-from puzzles import read_answer
+from puzzles import Prompting, read_answer
 from puzzles.games import Answer, Forfeit, Game, Setup
 
 from ..modes import FORMAT_RETRIES, ChatModel, Reply
-from ..modes._templates import compact_json, template
+from ..modes._templates import compact_json, render, system_message
 from ..modes.code import ask_program
 from ..types import Completion, GameLimits, Limits, ModeName, Prompt, Sampling, Status
 
@@ -43,24 +45,58 @@ async def ask_strategy(prompt: Prompt, sampling: Sampling, model: ChatModel) -> 
     return await ask_program(prompt, sampling, model, STRATEGY_ENTRY)
 
 
-def render_strategy_prompt(game: Game, game_limits: GameLimits, limits: Limits) -> Prompt:
-    """Code mode's prompt for `game`: no instance, so one program plays every level.
+def render_strategy_prompt(game: Game, game_limits: GameLimits, limits: Limits, prompting: Prompting | None = None) -> Prompt:
+    """Code mode's prompt for `game`: no instance, so one program plays every level; posed as `prompting` says.
 
     Raises:
-        InputError: a template is missing (the message says where).
+        InputError: a template is missing (the message says where), or fails to render (its file and Jinja's error).
     """
+    prompting = prompting or Prompting()
+    context = {"name": game.name, "title": game.title, "players": game.players, "mode": ModeName.CODE,
+               "levels": {level: dict(params) for level, params in game.levels.items()},
+               "move_schema": compact_json(game.move_schema),
+               "examples": [example_move(game)][:prompting.examples(ModeName.CODE)], "memory_mib": limits.memory_mib,
+               "game_limits": {"move_cpu_s": f"{game_limits.move_cpu_s:g}", "move_wall_s": f"{game_limits.move_wall_limit_s:g}",
+                               "game_cpu_s": f"{game_limits.game_cpu_s:g}"}}
+    system = system_message("games", context, prompting, "_strategy_system")
+    return Prompt(game.name, ModeName.CODE, (("system", system), ("user", render("games", "strategy", context, prompting))))
+
+
+@functools.cache
+def example_move(game: Game) -> dict[str, str]:
+    """The worked example of a game's prompts: player 0's first observation in a level-1 game, and the move the reference
+    strategy makes from it (as JSON texts)."""
     setup = game.setup(EXAMPLE_LEVEL, EXAMPLE_SEED)
     observation = game.observe(setup.state, 0)
     move = game.strategies["ref"](game, observation, 0, random.Random(0))
-    context = {"name": game.name, "title": game.title, "players": game.players, "mode": ModeName.CODE,
+    return {"observation_json": compact_json(_shown(observation)), "move_json": compact_json(move)}
+
+
+def opening(game: Game, seat: int, prompting: Prompting) -> list[dict[str, Any]]:
+    """Instruction mode's first messages of a game for the player in `seat`: the system message and the rules.
+
+    Raises:
+        InputError: a template is missing, or fails to render (the message names its file and Jinja's error).
+    """
+    context = {"name": game.name, "title": game.title, "players": game.players, "player": seat, "mode": ModeName.INSTRUCTION,
                "levels": {level: dict(params) for level, params in game.levels.items()},
-               "move_schema": compact_json(game.move_schema), "example_observation": compact_json(_shown(observation)),
-               "example_move": compact_json(move), "memory_mib": limits.memory_mib,
-               "game_limits": {"move_cpu_s": f"{game_limits.move_cpu_s:g}", "move_wall_s": f"{game_limits.move_wall_limit_s:g}",
-                           "game_cpu_s": f"{game_limits.game_cpu_s:g}"}}
-    system = template("games", "_strategy_system").render(context).strip() + "\n"
-    user = template("games", "strategy").render(context).strip() + "\n"
-    return Prompt(game.name, ModeName.CODE, (("system", system), ("user", user)))
+               "move_schema": compact_json(game.move_schema),
+               "examples": [example_move(game)] if prompting.examples(ModeName.INSTRUCTION) else []}
+    return [{"role": "system", "content": system_message("games", context, prompting, "_play_system")},
+            {"role": "user", "content": render("games", "opening", context, prompting)}]
+
+
+def check_chat_templates(game: Game, options: ChatOptions, prompting: Prompting) -> None:
+    """Render what instruction mode says in `game` (the opening of each seat, a turn of the example game) before any
+    request, so a template that fails stops the run before it starts.
+
+    Raises:
+        InputError: a template is missing, or fails to render (the message names its file and Jinja's error).
+    """
+    for seat in range(game.players):
+        opening(game, seat, prompting)
+    setup = game.setup(EXAMPLE_LEVEL, EXAMPLE_SEED)
+    _turn_text(game, 0, game.observe(setup.state, 0), [json.loads(example_move(game)["move_json"])], 1, options, prompting)
 
 
 @dataclass(frozen=True)
@@ -80,18 +116,14 @@ class ChatSeat:
     """
 
     def __init__(self, name: str, model: ChatModel, sampling: Sampling, options: ChatOptions,
-                 loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
+                 loop: asyncio.AbstractEventLoop, stop: threading.Event, prompting: Prompting | None = None) -> None:
         self.name, self.model, self.sampling, self.options = name, model, sampling, options
-        self.loop, self.stop = loop, stop
+        self.loop, self.stop, self.prompting = loop, stop, prompting or Prompting()
         self.turns: list[dict[str, Any]] = []  # each turn's replies, as they come
 
     def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
         self.game, self.player, self.turns = game, seat, []
-        context = {"name": game.name, "title": game.title, "players": game.players, "player": self.player, "mode": ModeName.INSTRUCTION,
-                   "levels": {level: dict(params) for level, params in game.levels.items()},
-                   "move_schema": compact_json(game.move_schema)}
-        self.opening = [{"role": "system", "content": template("games", "_play_system").render(context).strip() + "\n"},
-                        {"role": "user", "content": template("games", "opening").render(context).strip() + "\n"}]
+        self.opening = opening(game, seat, self.prompting)
         self.history: list[dict[str, Any]] = []  # the turns so far: their messages and the replies
         return None
 
@@ -123,16 +155,8 @@ class ChatSeat:
 
     def _turn_message(self, observation: Any, since: list[dict[str, Any]]) -> dict[str, Any]:
         image = observation.get(IMAGE_FIELD) if isinstance(observation, dict) else None
-        shown = _shown(observation)
-        legal = None
-        if self.options.legal_hint:
-            moves = self.game.legal_moves(observation, self.player)
-            listed = ", ".join(json.dumps(move) for move in moves[:LEGAL_HINT_MAX])
-            legal = listed + (f" (the first {LEGAL_HINT_MAX} of {len(moves)})" if len(moves) > LEGAL_HINT_MAX else "") or "none"
-        opponent_moves = [json.dumps(entry["move"]) for entry in since if entry["player"] != self.player]
-        text = template("games", "turn").render(
-            observation=compact_json(shown), legal_moves=legal, opponent_moves=opponent_moves,
-            turn=len(self.turns) + 1, image=bool(image and self.options.images)).strip() + "\n"
+        opponent_moves = [entry["move"] for entry in since if entry["player"] != self.player]
+        text = _turn_text(self.game, self.player, observation, opponent_moves, len(self.turns) + 1, self.options, self.prompting)
         if not (image and self.options.images):
             return {"role": "user", "content": text}
         return {"role": "user", "content": [{"type": "text", "text": text},
@@ -155,6 +179,20 @@ class ChatSeat:
                 if self.stop.is_set():
                     future.cancel()
                     raise concurrent.futures.CancelledError from None
+
+
+def _turn_text(game: Game, player: int, observation: Any, opponent_moves: list[Any], turn: int, options: ChatOptions,
+               prompting: Prompting) -> str:
+    """One turn's message: the opponent's moves since the last, what the player sees now, the legal moves when hinted."""
+    image = observation.get(IMAGE_FIELD) if isinstance(observation, dict) else None
+    legal = None
+    if options.legal_hint:
+        moves = game.legal_moves(observation, player)
+        listed = ", ".join(json.dumps(move) for move in moves[:LEGAL_HINT_MAX])
+        legal = listed + (f" (the first {LEGAL_HINT_MAX} of {len(moves)})" if len(moves) > LEGAL_HINT_MAX else "") or "none"
+    return render("games", "turn", {"observation": compact_json(_shown(observation)), "legal_moves": legal,
+                                    "opponent_moves": [json.dumps(move) for move in opponent_moves], "turn": turn,
+                                    "image": bool(image and options.images)}, prompting)
 
 
 def _shown(observation: Any) -> Any:

@@ -17,12 +17,13 @@ from dataclasses import asdict, dataclass
 from itertools import permutations
 from typing import Any, ClassVar
 
+from puzzles import Prompting
 from puzzles.games import get_game
 
 from ..keys import content_key, sample_key
 from ..run.spec import ModelSpec, RunSpec
 from ..types import ModeName, Prompt, Sampling
-from .chat import ChatOptions, render_strategy_prompt
+from .chat import ChatOptions, check_chat_templates, render_strategy_prompt
 
 BUILTINS = ("ref", "random")  # PuzzlePlex's baselines: the reference strategy and the uniform random player
 
@@ -95,7 +96,8 @@ class ChatEntrant(_ModelEntrant):
 
     sampling: Sampling  # its seed moves on every turn
     options: ChatOptions
-    identity: dict[str, Any]  # what else decides the model's replies (endpoint, request)
+    identity: dict[str, Any]  # what else decides the model's replies (endpoint, request, the prompting's, where it has some)
+    prompting: Prompting = Prompting()  # how its prompts are posed (in `identity` by content)
     mode: ClassVar[ModeName] = ModeName.INSTRUCTION
 
     def descriptor(self) -> dict[str, Any]:
@@ -122,14 +124,18 @@ class MatchJob:
 
 
 def plan_games(spec: RunSpec, urls: Mapping[str, str]) -> tuple[tuple[StrategyJob, ...], tuple[MatchJob, ...]]:
-    """The strategy requests (code mode) and the matches of the run's games; `urls`: model label -> its endpoint.
+    """The strategy requests (code mode) and the matches of the run's games; `urls`: model label -> its endpoint. Every
+    prompt a game asks is rendered first (instruction mode's from an example game).
 
     Raises:
-        InputError: a prompt template is missing.
+        InputError: a prompt template is missing, or fails to render.
     """
+    prompting = spec.prompting()
+    for name in spec.games if ModeName.INSTRUCTION in spec.modes else ():
+        check_chat_templates(get_game(name), _chat_options(spec, spec.model_specs[0]), prompting)
     strategies = []
     for name in spec.games if ModeName.CODE in spec.modes else ():
-        prompt = render_strategy_prompt(get_game(name), spec.game_limits, spec.limits)
+        prompt = render_strategy_prompt(get_game(name), spec.game_limits, spec.limits, prompting)
         for model in spec.model_specs:
             for sample in range(spec.samples):
                 sampling = spec.sampling(sample)
@@ -142,6 +148,7 @@ def plan_games(spec: RunSpec, urls: Mapping[str, str]) -> tuple[tuple[StrategyJo
 def _entrants(spec: RunSpec, urls: Mapping[str, str], game: str, strategies: list[StrategyJob]) -> list[list[Entrant]]:
     """Per model (in spec order), its entrants in the game: mode × sample."""
     programs = {(job.model, job.sample): job.key for job in strategies if job.game == game}
+    prompting, posed = spec.prompting(), spec.prompting_identity()
     found: list[list[Entrant]] = []
     for model in spec.model_specs:
         entrants: list[Entrant] = []
@@ -151,7 +158,7 @@ def _entrants(spec: RunSpec, urls: Mapping[str, str], game: str, strategies: lis
                     entrants.append(ProgramEntrant(model.label, sample, programs[model.label, sample]))
                 else:
                     entrants.append(ChatEntrant(model.label, sample, spec.sampling(sample), _chat_options(spec, model),
-                                                _identity(model, urls)))
+                                                {**_identity(model, urls), **posed}, prompting))
         found.append(entrants)
     return found
 

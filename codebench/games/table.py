@@ -124,7 +124,8 @@ class Table:
         if isinstance(entrant, BuiltinEntrant):
             return StrategyPlayer(entrant.label, get_game(job.game).strategies[entrant.name])
         if isinstance(entrant, ChatEntrant):
-            return ChatSeat(entrant.label, self.clients[entrant.model], entrant.sampling, entrant.options, self.loop, self.stop)
+            return ChatSeat(entrant.label, self.clients[entrant.model], entrant.sampling, entrant.options, self.loop, self.stop,
+                            entrant.prompting)
         sample = await self._sample(entrant.strategy_key)
         if sample is None:
             raise BudgetReached(f"{entrant.label}'s strategy request was held by the run's budget")

@@ -5,9 +5,10 @@ Code mode: `oracle` answers with the real oracle program (`codebench.oracles`); 
 `no_code` with replies that end in those statuses; `format_retry` and `reasoning` as `oracle`; `mixed` draws one per
 request, seeded.
 
-Instruction mode (the prompt says `codebench-mode: instruction` and shows the instance as JSON): `oracle` and
-`slow` reason briefly and end with the reference solver's answer in a ```json block; `wrong` with the answer the
-`wrong` program computes; `syntax_error` with the answer as a Python literal (single quotes: no JSON anywhere);
+Instruction mode (the prompt says `codebench-mode: instruction` and shows the instance as JSON; the last one shown is
+the question's, worked examples as earlier turns come before it): `oracle` and `slow` reason briefly and end with the
+reference solver's answer in a ```json block; `wrong` with the answer the `wrong` program computes; `syntax_error` with
+the answer as a Python literal (single quotes: no JSON anywhere);
 `timeout` with a reply cut off inside its JSON block (finish reason `length`); `crash` with JSON of the wrong
 shape; `no_code` with prose only; `format_retry` with prose first and the right answer once it is reminded;
 `reasoning` with the right answer and its thinking in a separate `reasoning_content` field, as reasoning models send.
@@ -98,11 +99,12 @@ def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = No
         return mock_games.turn_reply("wrong" if behavior in PLAN_FLAWS else behavior, str(puzzle), prompt, last_user)
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
-    shown = SHOWN_INSTANCE.search(prompt)
-    if puzzle not in puzzle_names(plugins=True) or shown is None:
+    shown = SHOWN_INSTANCE.findall(prompt)  # the question's is the last: worked examples (--shots) come before it
+    if puzzle not in puzzle_names(plugins=True) or not shown:
         raise ValueError("an instruction-mode prompt must name its puzzle ('codebench-puzzle: NAME') and show the "
                          "instance as JSON")
-    return instruction_reply(behavior, str(puzzle), json.loads(shown.group(1)), reminded)
+    asked = last_user is None or SHOWN_INSTANCE.search(last_user) is not None  # else the last is a format reminder
+    return instruction_reply(behavior, str(puzzle), json.loads(shown[-1]), reminded and not asked)
 
 
 def instruction_reply(behavior: str, puzzle: str, instance: dict[str, Any], reminded: bool) -> MockReply:

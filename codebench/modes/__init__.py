@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from puzzles import Puzzle, Record
+from puzzles import Prompting, Puzzle, Record
 
 from ..errors import ConfigError
 from ..keys import execution_key
@@ -90,6 +90,9 @@ class Mode(ABC):
     name: ClassVar[ModeName]
     uses_sandbox: ClassVar[bool] = True  # False: nothing of this mode runs a program, so a run needs no sandbox
 
+    def __init__(self, prompting: Prompting | None = None) -> None:
+        self.prompting = prompting or Prompting()  # how its questions are posed beyond the shipped templates
+
     @abstractmethod
     def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
         """The prompts for one model × puzzle; each is sent once per sample."""
@@ -103,8 +106,9 @@ class Mode(ABC):
         """Judge a stored sample on its instances through `bench`."""
 
 
-def get_mode(name: str, format_retries: int = FORMAT_RETRIES) -> Mode:
-    """The mode called `name` (`format_retries`: instruction mode's follow-ups when nothing parseable came back).
+def get_mode(name: str, format_retries: int = FORMAT_RETRIES, prompting: Prompting | None = None) -> Mode:
+    """The mode called `name` (`format_retries`: instruction mode's follow-ups when nothing parseable came back), posing
+    its questions as `prompting` says (default: the shipped templates).
 
     Raises:
         ConfigError: no such mode (the message lists the known ones).
@@ -112,11 +116,11 @@ def get_mode(name: str, format_retries: int = FORMAT_RETRIES) -> Mode:
     if name == ModeName.CODE:
         from .code import CodeMode
 
-        return CodeMode()
+        return CodeMode(prompting)
     if name == ModeName.INSTRUCTION:
         from .instruction import InstructionMode
 
-        return InstructionMode(format_retries)
+        return InstructionMode(format_retries, prompting)
     raise ConfigError(f"--mode {name!r}: choose one of {', '.join(MODES)}")
 
 

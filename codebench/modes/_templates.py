@@ -1,5 +1,5 @@
-"""What every mode's prompts share: their templates (through `puzzles`, which ships them), JSON laid out for reading,
-the example answer and the limits as prompts state them.
+"""What every mode's prompts share: their templates (through `puzzles`, which ships them, searched as the run's
+`Prompting` says), JSON laid out for reading, the example answer and the limits as prompts state them.
 
 Rendering is deterministic (same bytes in every process), so a prompt's text can key stored responses.
 Imports `puzzles` and codebench's errors and types only.
@@ -7,30 +7,41 @@ Imports `puzzles` and codebench's errors and types only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from puzzles import Puzzle, PuzzleError
+from puzzles import Prompting, Puzzle, PuzzleError
 from puzzles._prompt import compact_json
-from puzzles._prompt import template as _template
+from puzzles._prompt import render as _render
 
 from ..errors import InputError
 from ..types import Limits
-
-if TYPE_CHECKING:
-    import jinja2
 
 EXAMPLE_CHARS = 1500  # an example answer longer than this shows only the start of its trajectory
 KIB, MIB = 1 << 10, 1 << 20
 
 
-def template(mode: str, name: str) -> jinja2.Template:
-    """`templates/<mode>/<name>.md.j2`.
+def render(mode: str, name: str, context: Mapping[str, Any], prompting: Prompting) -> str:
+    """`templates/<mode>/<name>.md.j2` (or the prompting's own) rendered: trimmed, ending in one newline.
 
     Raises:
-        InputError: the templates folder or this template is missing (the message says where, and how to reinstall).
+        InputError: the templates folder or this template is missing (the message says where, and how to reinstall), or
+            a template fails to render (the message names its file and Jinja's error).
     """
     try:
-        return _template(mode, name)
+        return _render(mode, name, context, prompting)
+    except PuzzleError as exc:
+        raise InputError(str(exc)) from None
+
+
+def system_message(mode: str, context: Mapping[str, Any], prompting: Prompting, name: str = "_system") -> str:
+    """The prompt's system message: the prompting's own text, else `<mode>/<name>.md.j2` rendered.
+
+    Raises:
+        InputError: as `render`.
+    """
+    try:
+        return prompting.system_message(mode, context, name)
     except PuzzleError as exc:
         raise InputError(str(exc)) from None
 

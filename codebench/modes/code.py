@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from puzzles import Puzzle, Record, get_puzzle
+from puzzles import Prompting, Puzzle, Record, get_puzzle
 
 from ..judge import judge_execution
 from ..keys import program_key
@@ -19,21 +19,23 @@ from ..types import Facts, Limits, ModeName, Outcome, Program, Prompt, Reading, 
 from . import Bench, ChatModel, Execution, Mode, Question, Reply
 from ._extract import extract_program
 from ._hedging import hedges
-from ._templates import compact_json, example_answer, limits_context, template
+from ._templates import compact_json, example_answer, limits_context, render, system_message
 
 ENTRY = "solve"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
 
 
-def render_code_prompt(puzzle: Puzzle[Any], limits: Limits) -> Prompt:
-    """The code-mode prompt for `puzzle` under `limits`.
+def render_code_prompt(puzzle: Puzzle[Any], limits: Limits, prompting: Prompting | None = None) -> Prompt:
+    """The code-mode prompt for `puzzle` under `limits`, posed as `prompting` says (default: the shipped templates).
 
     Raises:
-        InputError: the templates folder or the puzzle's template is missing (the message says where).
+        InputError: the templates folder or the puzzle's template is missing (the message says where), or a template
+            fails to render (the message names its file and Jinja's error).
     """
-    user_template = template(CodeMode.name, puzzle.name)
+    prompting = prompting or Prompting()
     record = puzzle.generate(EXAMPLE_LEVEL, EXAMPLE_SEED)
     answer_text, answer_note = example_answer(puzzle, puzzle.solve(record.instance))
+    example = {"instance_json": compact_json(record.instance), "answer_json": answer_text, "answer_note": answer_note}
     context = {
         "mode": CodeMode.name,
         "name": puzzle.name,
@@ -42,14 +44,11 @@ def render_code_prompt(puzzle: Puzzle[Any], limits: Limits) -> Prompt:
         "levels": {level: dict(band) for level, band in puzzle.levels.items()},
         "instance_schema": compact_json(puzzle.instance_schema),
         "answer_schema": compact_json(puzzle.answer_schema),
-        "example_instance": compact_json(record.instance),
-        "example_answer": answer_text,
-        "example_answer_note": answer_note,
+        "examples": [example][:prompting.examples(CodeMode.name)],
         "limits": limits_context(limits),
     }
-    system = template(CodeMode.name, "_system").render(context).strip() + "\n"
-    user = user_template.render(context).strip() + "\n"
-    return Prompt(puzzle.name, CodeMode.name, (("system", system), ("user", user)))
+    user = render(CodeMode.name, puzzle.name, context, prompting)
+    return Prompt(puzzle.name, CodeMode.name, (("system", system_message(CodeMode.name, context, prompting)), ("user", user)))
 
 
 class CodeMode(Mode):
@@ -58,7 +57,7 @@ class CodeMode(Mode):
     name = ModeName.CODE
 
     def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
-        return (Question(render_code_prompt(puzzle, limits), records),)
+        return (Question(render_code_prompt(puzzle, limits, self.prompting), records),)
 
     async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
         """The reply's program defining `solve`."""

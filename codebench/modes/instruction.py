@@ -1,11 +1,14 @@
-"""Instruction mode: the model answers one instance directly, zero-shot; the validator grades the answer on the host.
+"""Instruction mode: the model answers one instance directly, zero-shot by default; the validator grades the answer on
+the host.
 
 The prompt (`templates/instruction/<puzzle>.md.j2`, one template for every level) holds the rules (shared with code
 mode, `templates/rules/`), the instance rendered for reading and as JSON, and a strict answer format: a final JSON
-object in a ```json block. A sample is one (model, instance, sample index) request. When nothing parseable comes
-back, the model gets up to `format_retries` short corrective follow-ups in the same conversation (PuzzlePlex's 5 by
-default); then the sample is `no_answer`. The answer read from the reply is kept like a program (its JSON text,
-content-keyed) and its verdict like an execution, so resume, reports and comparisons treat both modes alike.
+object in a ```json block. The run's `Prompting` may replace its system message, override its templates, show a worked
+example in it, or put worked examples before it as earlier turns (`puzzles.instruction_prompt`). A sample is one
+(model, instance, sample index) request. When nothing parseable comes back, the model gets up to `format_retries`
+short corrective follow-ups in the same conversation (PuzzlePlex's 5 by default); then the sample is `no_answer`. The
+answer read from the reply is kept like a program (its JSON text, content-keyed) and its verdict like an execution, so
+resume, reports and comparisons treat both modes alike.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from puzzles import Puzzle, PuzzleError, Record, get_puzzle, instruction_prompt, read_answer
+from puzzles import Prompting, Puzzle, PuzzleError, Record, get_puzzle, instruction_prompt, read_answer
 
 from ..errors import InputError
 from ..judge import judge_answer
@@ -28,14 +31,15 @@ FORMAT_REMINDER = ("I could not find your answer: your reply must end with one J
                    "that follows the schema above. Reply again, ending with that block.")
 
 
-def render_instruction_prompt(puzzle: Puzzle[Any], record: Record) -> Prompt:
+def render_instruction_prompt(puzzle: Puzzle[Any], record: Record, prompting: Prompting | None = None) -> Prompt:
     """The instruction-mode prompt for one instance: `puzzles.instruction_prompt`'s messages.
 
     Raises:
-        InputError: the templates folder or the puzzle's template is missing (the message says where).
+        InputError: the templates folder or the puzzle's template is missing (the message says where), or a template
+            fails to render (the message names its file and Jinja's error).
     """
     try:
-        messages = instruction_prompt(puzzle, record)
+        messages = instruction_prompt(puzzle, record, prompting)
     except PuzzleError as exc:
         raise InputError(str(exc)) from None
     return Prompt(puzzle.name, InstructionMode.name, tuple((message["role"], message["content"]) for message in messages))
@@ -47,11 +51,13 @@ class InstructionMode(Mode):
     name = ModeName.INSTRUCTION
     uses_sandbox = False
 
-    def __init__(self, format_retries: int = FORMAT_RETRIES) -> None:
+    def __init__(self, format_retries: int = FORMAT_RETRIES, prompting: Prompting | None = None) -> None:
+        super().__init__(prompting)
         self.format_retries = format_retries
 
     def questions(self, puzzle: Puzzle[Any], records: tuple[Record, ...], limits: Limits) -> tuple[Question, ...]:
-        return tuple(Question(render_instruction_prompt(puzzle, record), (record,), record.id) for record in records)
+        return tuple(Question(render_instruction_prompt(puzzle, record, self.prompting), (record,), record.id)
+                     for record in records)
 
     async def ask(self, job: SampleJob, model: ChatModel) -> Reply:
         messages = job.prompt.as_messages()

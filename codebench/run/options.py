@@ -216,7 +216,14 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
     if secret is not None and len(secret) < MIN_SECRET:
         raise ConfigError(f"{secret_option} {checked.game_secret_file}: it holds {len(secret)} characters; a secret needs "
                           f"{MIN_SECRET} or more: write one with python3 -c 'import secrets; print(secrets.token_hex(16))'")
-    converted = {"models": checked.model_specs(), "puzzles": checked.puzzle_names(), "levels": tuple(levels),
+    if checked.system_prompt is not None and checked.system_prompt_file is not None:
+        raise ConfigError(f"{origin.name('system_prompt')} and {origin.name('system_prompt_file')}: give one of them")
+    system_file = origin.name("system_prompt_file")
+    system_prompt = checked.system_prompt if checked.system_prompt_file is None else \
+        read_text(Path(checked.system_prompt_file), system_file)
+    converted = {"models": checked.model_specs(), "system_prompt": system_prompt,
+                 "templates": None if checked.templates is None else Path(checked.templates),
+                 "puzzles": checked.puzzle_names(), "levels": tuple(levels),
                  "games": checked.game_names(levels), "opponents": checked.opponent_names(), "out": Path(checked.out),
                  "prices": {label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()}}
     as_given = {field.name: getattr(checked, field.name) for field in fields(RunSpec)

@@ -62,7 +62,7 @@ def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:
     question, model and sample. `base_urls`: one endpoint for every model, or one per model label.
 
     Raises:
-        InputError: a prompt template is missing.
+        InputError: a prompt template is missing, or fails to render (every prompt is rendered here, before any request).
         PuzzleError: a presentation parameter's value is refused by its puzzle.
     """
     instances: dict[str, tuple[Record, ...]] = {}
@@ -73,7 +73,8 @@ def make_plan(spec: RunSpec, base_urls: str | Mapping[str, str]) -> Plan:
         alike.update(found)
     urls = {m.label: base_urls if isinstance(base_urls, str) else base_urls[m.label] for m in spec.model_specs}
     jobs = []
-    for mode in map(get_mode, spec.modes):  # every mode on the same records
+    prompting = spec.prompting()
+    for mode in (get_mode(mode_name, spec.format_retries, prompting) for mode_name in spec.modes):  # every mode, same records
         for name, records in instances.items():
             for question in mode.questions(puzzles.get_puzzle(name), records, spec.limits):
                 for model in spec.model_specs:

@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import puzzles
+from puzzles import Prompting
+from puzzles._prompt import MAX_SHOTS, PROMPT_PRESETS, preset_modes
 
 from ..costs import Price
 from ..errors import ConfigError, InputError
 from ..files import read_text
+from ..keys import folder_key
 from ..model.presets import DEFAULT_PRESET, MAX_RETRIES, MAX_TIMEOUT_S, PRESETS, Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
@@ -32,6 +35,7 @@ OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player ga
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
 MAX_NESTING = 64  # a config's values nest a few levels; deeper is a mistake or an attack on the parsers after it
+MAX_SYSTEM_PROMPT = 100_000  # characters of a system message: past this a wrong file, not a prompt
 MAX_NODES = 1_000_000  # values in a config, YAML aliases counted wherever they are used (a "billion laughs" is refused)
 SET_BY_CODEBENCH = frozenset({"model", "messages", "n", "seed", "temperature", "max_tokens", "max_completion_tokens",
                               "stream", "stream_options"})  # request fields a config may not override
@@ -135,6 +139,11 @@ class RunSpec:
     opponents: tuple[str, ...] = OPPONENTS
     history: bool = True  # instruction-mode games: the whole conversation each turn (False: PuzzlePlex's ablation)
     legal_hint: bool = False  # instruction-mode games: list the legal moves each turn
+    # how prompts are posed (`prompting()`): each changes the prompts' text, so the keys of what they ask; None, 0: default
+    system_prompt: str | None = None  # replaces the system message of every prompt
+    templates: Path | None = None  # a folder of templates overriding the shipped ones
+    shots: int = 0  # instruction mode's puzzles: worked examples as earlier turns
+    prompt_preset: str | None = None  # one of PuzzlePlex's variants (puzzles' PROMPT_PRESETS)
     game_limits: GameLimits = field(default_factory=GameLimits)
     game_secret: str | None = None  # salts the games' setups and built-in players; None: the run's own (never in to_json)
     prices: dict[str, Price] = field(default_factory=dict)  # model label -> its price; none assumed
@@ -152,6 +161,8 @@ class RunSpec:
         option as the user gave it (`origin`)."""
         name = self.origin.name
         object.__setattr__(self, "out", Path(self.out))  # a caller's str is as good as a Path
+        if self.templates is not None:
+            object.__setattr__(self, "templates", Path(self.templates))
         if self.mode not in (*MODES, BOTH):
             raise ConfigError(f"{name('mode')} {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
@@ -172,6 +183,7 @@ class RunSpec:
             raise ConfigError(f"{where}: model {twice[0]!r} is listed twice: give one of the entries a `label` to tell "
                               "them apart")
         self._check_choices()
+        self._check_prompting()
         self._check_games()
         self._check_budgets(labels)
         self._check_applies()
@@ -195,6 +207,21 @@ class RunSpec:
         check_sandbox(self.backend, self.executor, self.workers, self.ray_address, name)
         for puzzle in self.puzzles:
             _found(puzzles.get_puzzle, puzzle, name("puzzles"))
+
+    def _check_prompting(self) -> None:
+        name = self.origin.name
+        system = name("system_prompt_file" if "system_prompt_file" in self.origin.given else "system_prompt")
+        if self.system_prompt is not None and not self.system_prompt.strip():
+            raise ConfigError(f"{system}: it is empty: give the text of the system message, or leave the option out for each "
+                              "prompt's own")
+        if self.system_prompt is not None and len(self.system_prompt) > MAX_SYSTEM_PROMPT:
+            raise ConfigError(f"{system}: {len(self.system_prompt):,} characters; a system message of at most "
+                              f"{MAX_SYSTEM_PROMPT:,} is taken")
+        if self.templates is not None and not self.templates.is_dir():
+            raise ConfigError(f"{name('templates')} {self.templates}: not a folder: give a folder laid out as the shipped "
+                              "templates (e.g. instruction/hanoi.md.j2, rules/hanoi.md.j2)")
+        if self.prompt_preset is not None and self.prompt_preset not in PROMPT_PRESETS:
+            raise ConfigError(f"{name('prompt_preset')} {self.prompt_preset!r}: choose one of {', '.join(PROMPT_PRESETS)}")
 
     def _check_budgets(self, labels: list[str]) -> None:
         name = self.origin.name
@@ -242,6 +269,7 @@ class RunSpec:
         add_code, add_instruction = f": add {flag('mode')} code or both", f": add {flag('mode')} instruction or both"
         add_games = f": add {flag('games')}"
         alone = [game for game in self.games if get_game(game).players == 1]
+        preset = preset_modes(self.prompt_preset) if self.prompt_preset in PROMPT_PRESETS else MODES
         rules = {  # option: (whether it applies, to what, why not or what to add when it does not)
             "format_retries": (instruction, "instruction mode", add_instruction),
             "history": (games and instruction, "instruction-mode games", add_instruction if games else add_games),
@@ -252,6 +280,10 @@ class RunSpec:
             "opponents": (len(alone) < len(self.games), "two-player games",
                           f" ({', '.join(alone)} {'is' if len(alone) == 1 else 'are'} played alone)" if games else add_games),
             "cpu": (code and bool(self.puzzles), "code mode's puzzles", f": add {flag('puzzles')}" if code else add_code),
+            "shots": (instruction and bool(self.puzzles), "instruction mode's puzzles (code mode's prompts show a worked "
+                      "example of their own)", f": add {flag('puzzles')}" if instruction else add_instruction),
+            "prompt_preset": (bool(set(preset) & set(self.modes)), f"{' and '.join(preset)} mode for {self.prompt_preset}",
+                              f": add {flag('mode')} {preset[0]} or both"),
             **{key: (code, "code mode", add_code) for key in ("memory", "workers", "backend", "executor")},
             **{key: (not all(m.has_own_endpoint for m in self.model_specs), "models without an endpoint of their own",
                      ", and every models entry names its own") for key in ("base_url", "api_key_env", "preset")},
@@ -312,10 +344,36 @@ class RunSpec:
         """The modes the run asks in: `both` is every mode, on the same instances."""
         return MODES if self.mode == BOTH else (ModeName(self.mode),)
 
+    def prompting(self) -> Prompting:
+        """How the run's prompts are posed (the default: as the shipped templates say)."""
+        return Prompting(self.system_prompt, self.templates, self.prompt_preset, self.shots)
+
+    def prompt_options(self) -> dict[str, Any]:
+        """The prompt options this run sets, under their config names (none for a run of the shipped prompts)."""
+        given = {"system_prompt": self.system_prompt, "templates": None if self.templates is None else str(self.templates),
+                 "shots": self.shots or None, "prompt_preset": self.prompt_preset}
+        return {key: value for key, value in given.items() if value is not None}
+
+    def prompting_identity(self) -> dict[str, Any]:
+        """What of the prompting decides a model's replies in an instruction-mode game (its matches' keys hold it, the
+        prompts' text not): the system message, a preset that changes instruction mode's prompts, the templates folder
+        by its content; nothing for a run of the shipped prompts, so its keys are those of earlier versions."""
+        try:
+            folder = folder_key(self.templates) if self.templates is not None else None
+        except OSError as exc:
+            raise InputError(f"{self.origin.name('templates')} {self.templates}: cannot read a template in it: "
+                             f"{exc.strerror or exc}") from None
+        chats = self.prompt_preset is not None and ModeName.INSTRUCTION in preset_modes(self.prompt_preset)
+        posed = {"system": self.system_prompt.strip() if self.system_prompt is not None else None,
+                 "preset": self.prompt_preset if chats else None, "templates": folder}
+        used = {key: value for key, value in posed.items() if value is not None}
+        return {"prompting": used} if used else {}
+
     def to_json(self) -> dict[str, Any]:
         """The spec as the run's provenance stores it: the games' secret left out (the store keeps it apart)."""
         data = asdict(self)
         data["out"] = str(self.out)
+        data["templates"] = None if self.templates is None else str(self.templates)
         del data["game_secret"], data["origin"]
         return data
 
@@ -555,6 +613,18 @@ OPTIONS = (
               "the rules and this turn.", "--history", flag=("--history/--no-history",)),
     RunOption("legal_hint", bool, RunSpec.legal_hint, "Instruction-mode games: list the legal moves each turn.",
               flag=("--legal-hint",)),
+    RunOption("system_prompt", str | None, None, "Text replacing the system message of every prompt (puzzles and games, both "
+              "modes).", "each prompt's own"),
+    RunOption("system_prompt_file", str | None, None, "A file whose text replaces the system message of every prompt (instead "
+              "of --system-prompt).", "none", flag_kind=Path),
+    RunOption("templates", str | None, None, "A folder of prompt templates laid out as the shipped ones (e.g. "
+              "instruction/hanoi.md.j2, rules/hanoi.md.j2, games/opening.md.j2) that override them; each is rendered for every "
+              "planned puzzle and game before the first request.", "the shipped templates", flag_kind=Path),
+    RunOption("shots", int, RunSpec.shots, "Instruction mode's puzzles: worked examples (level-1 instances with reference "
+              "answers, never the one asked) as earlier user and assistant turns.", ge=0, le=MAX_SHOTS),
+    RunOption("prompt_preset", str | None, RunSpec.prompt_preset, "One of PuzzlePlex's prompting variants: "
+              + "; ".join(f"{name} ({preset.help})" for name, preset in PROMPT_PRESETS.items()) + ".", "none",
+              takes=one_of(PROMPT_PRESETS)),
     RunOption("game_cpu", float, GameLimits.game_cpu_s, "Code-mode games: CPU seconds a strategy may spend over a game "
               "(PuzzlePlex's).", f"{GameLimits.game_cpu_s:g}", gt=0, le=10 * MAX_CPU_S),
     RunOption("move_cpu", float, GameLimits.move_cpu_s, "Code-mode games: CPU seconds per move.",

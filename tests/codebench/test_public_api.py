@@ -14,7 +14,7 @@ import puzzles
 
 ROOT = Path(__file__).resolve().parents[2]
 CODEBENCH = ["LoadedRun", "RunResult", "RunSpec", "__version__", "compare", "evaluate", "load_run", "report"]
-PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "InstanceFormatError", "Issue", "IssueCode", "ParamError", "Puzzle", "PuzzleError",
+PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "InstanceFormatError", "Issue", "IssueCode", "ParamError", "Prompting", "Puzzle", "PuzzleError",
            "Record", "ReplyAnswer", "StrictJSONError", "UnknownPuzzleError", "Verdict", "dumps_canonical", "get_puzzle",
            "instruction_prompt", "loads_strict", "puzzle_names", "read_answer", "with_repeated_keys"]
 

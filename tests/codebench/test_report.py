@@ -184,11 +184,11 @@ def test_unknown_format_says_which_exist(report: Report) -> None:
 def test_each_section_is_declared_once_and_fills_its_own_fields_of_the_report(report: Report) -> None:
     """The registry is the one list of sections: its names are --section's, in order, each once; every field of the
     Report is filled by exactly one section's builder, or is the frame every report has (k, totals, what was not
-    counted, levels of fewer instances); and each section renders in every format, alone and in the whole report."""
+    counted, levels of fewer instances, how runs posed their prompts); and each section renders in every format, alone and in the whole report."""
     assert SECTIONS == tuple(entry.name for entry in REGISTRY) and len(set(SECTIONS)) == len(SECTIONS)
     sources = Sources(ROWS, [1, 2], 20, 0, (), (), {}, (), ())
     built = [field for entry in REGISTRY for field in entry.build(sources)]
-    assert sorted(built) == sorted({field.name for field in fields(Report)} - {"ks", "totals", "coverage", "fewer_instances"})
+    assert sorted(built) == sorted({field.name for field in fields(Report)} - {"ks", "totals", "coverage", "fewer_instances", "prompts"})
     for name in SECTIONS:
         for fmt in ("table", "md", "csv", "json"):
             assert render_report(report, fmt, name)
