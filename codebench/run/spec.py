@@ -144,6 +144,7 @@ class RunSpec:
     idle_timeout: float = Patience.idle_timeout  # seconds without a byte
     request_timeout: float = Patience.request_timeout or 0.0  # seconds per attempt in all, reply included; 0: none
     max_retries: int = Patience.max_retries
+    cache: Path | None = None  # the response cache's folder, shared across runs (None: none); no key holds it
     out: Path = Path("runs/default")
     origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
@@ -152,6 +153,8 @@ class RunSpec:
         option as the user gave it (`origin`)."""
         name = self.origin.name
         object.__setattr__(self, "out", Path(self.out))  # a caller's str is as good as a Path
+        if self.cache is not None:
+            object.__setattr__(self, "cache", Path(self.cache))
         if self.mode not in (*MODES, BOTH):
             raise ConfigError(f"{name('mode')} {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
@@ -205,6 +208,7 @@ class RunSpec:
         if self.max_cost is not None and unpriced:
             raise ConfigError(f"{name('max_cost')} needs a price for every model; {unpriced[0]} has none: give {flag('prices')} "
                               f"{unpriced[0]}=INPUT/OUTPUT (US dollars per million tokens)")
+
 
     def _check_games(self) -> None:
         from puzzles.games import get_game
@@ -316,6 +320,7 @@ class RunSpec:
         """The spec as the run's provenance stores it: the games' secret left out (the store keeps it apart)."""
         data = asdict(self)
         data["out"] = str(self.out)
+        data["cache"] = None if self.cache is None else str(self.cache)
         del data["game_secret"], data["origin"]
         return data
 
@@ -562,9 +567,10 @@ OPTIONS = (
     RunOption("game_secret_file", str | None, None, "Games: a file holding the secret that salts every setup and built-in "
               f"player ({MIN_SECRET}+ characters); give runs to be pooled or compared the same file.",
               "a new secret per run, kept in its database", flag_kind=Path),
-    RunOption("prices", dict[str, Any], {}, "MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens "
-              "(repeatable).", "none assumed", takes="a mapping of model label to {input_per_mtok: DOLLARS, "
-              "output_per_mtok: DOLLARS}", flag=("--price",), flag_kind=list[str]),  # each price's type: run/options.py
+    RunOption("prices", dict[str, Any], {}, "MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens; "
+              "MODEL=INPUT/OUTPUT/BATCH_INPUT/BATCH_OUTPUT adds the Batch API's (repeatable).", "none assumed", takes="a mapping of model "
+              "label to {input_per_mtok: DOLLARS, output_per_mtok: DOLLARS}, and batch_input_per_mtok, "
+              "batch_output_per_mtok for --batch", flag=("--price",), flag_kind=list[str]),  # each price's type: run/options.py
     RunOption("max_cost", float | None, RunSpec.max_cost, "Stop asking once the run's requests cost this many dollars "
               "(needs a --price for every model).", "no budget", gt=0),
     RunOption("max_tokens_total", int | None, RunSpec.max_tokens_total, "Stop asking once the run's requests hold this "
@@ -575,6 +581,11 @@ OPTIONS = (
               "included; 0: no deadline.", f"{RunSpec.request_timeout:g}", ge=0, le=MAX_TIMEOUT_S),
     RunOption("max_retries", int, RunSpec.max_retries, "Retries of a request that timed out, was cut off or got 429/5xx.",
               ge=0, le=MAX_RETRIES),
+    RunOption("cache", str | None, None, "Folder of a response cache shared across runs: a request asked before, the same "
+              "in every field, is answered from it (free; its tokens shown), a new reply kept for the next run.", "none",
+              takes="a folder", flag_kind=Path),
+    RunOption("no_cache", bool, False, "Ask every request afresh and keep nothing, whatever --cache (or the config) says.",
+              flag=("--no-cache",)),
     RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
 )
 OPTION = {option.name: option for option in OPTIONS}

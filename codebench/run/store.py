@@ -5,8 +5,9 @@ out. Everything is keyed by content hashes (`codebench.keys`), so re-running the
 finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns),
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
 progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches), 6
-(a match's plays, and who sat in each seat with the tokens it used, in its record) and 7 (whether a reply hedged, as
-its mode decided when it read it). Writers migrate older files in place; readers never write: they migrate a copy in
+(a match's plays, and who sat in each seat with the tokens it used, in its record), 7 (whether a reply hedged, as
+its mode decided when it read it) and 8 (the tokens of a sample's requests not asked directly: from the response cache,
+through the Batch API). Writers migrate older files in place; readers never write: they migrate a copy in
 memory, so what an older file lacks is computed in one place, the migration, for both. A run directory may be
 anyone's: the readers check each field they take (`_fields`: a wrong one is one error line naming the run, table, row
 and column) and return text made `harmless`, once, here, so that no report format can forget it.
@@ -46,6 +47,7 @@ from ..types import (
     PlannedCell,
     Program,
     Reading,
+    ReplySource,
     Sample,
     SampleDetail,
     SampleUsage,
@@ -56,11 +58,11 @@ from ..types import (
 from . import _fields
 from ._fields import FIELDS, RUN, Damaged, conform, shown
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 _GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _GAMES, 6: _GAMES, 7: _GAMES}
+          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
@@ -80,7 +82,7 @@ CREATE TABLE samples (
     response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
     latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
     format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER,
-    retried_replies TEXT, hedged INTEGER NOT NULL DEFAULT 0);
+    retried_replies TEXT, hedged INTEGER NOT NULL DEFAULT 0, reply_sources TEXT);
 CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE executions (
     key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
@@ -109,10 +111,11 @@ ALTER TABLE executions ADD COLUMN steps_applied INTEGER;
 """
 MIGRATE_3_TO_4 = "ALTER TABLE samples ADD COLUMN retried_replies TEXT"
 MIGRATE_6_TO_7 = "ALTER TABLE samples ADD COLUMN hedged INTEGER NOT NULL DEFAULT 0"
+MIGRATE_7_TO_8 = "ALTER TABLE samples ADD COLUMN reply_sources TEXT"
 SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                   "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
                   "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens",
-                  "retried_replies", "hedged")
+                  "retried_replies", "hedged", "reply_sources")
 CHUNK = 500  # keys per IN (...) query
 
 
@@ -130,14 +133,37 @@ class PlannedSample:
 
 def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
     """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
-    code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
-    return [_usage(usage) for usage in record.get("usage", []) if usage]
+    code-mode seat spent its tokens on its strategy's request, counted with the samples), each seat's split by where its
+    replies came from (each reply record kept says so, unless it was asked directly)."""
+    kept = record.get("kept", [])
+    found = []
+    for seat, usage in enumerate(record.get("usage", [])):
+        if usage:
+            total = _usage(usage)
+            replies = kept[seat] if seat < len(kept) else {}
+            found += _split(total, [part for source in ReplySource if source != ReplySource.API
+                                    and (part := SampleUsage.of_seat(total.model, total.puzzle, replies, source)).requests])
+    return found
 
 
 def _usage(usage: dict[str, Any]) -> SampleUsage:
-    """One stored usage object (`_fields.USAGE`: a game seat's, or replies spent apart) as a SampleUsage."""
+    """One stored usage object (`_fields.USAGE`: a game seat's, replies spent apart, or a sample's part from one source)
+    as a SampleUsage."""
     return SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
-                       usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0))
+                       usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0),
+                       usage.get("reply_source", ReplySource.API))
+
+
+def _split(total: SampleUsage, parts: Sequence[SampleUsage]) -> list[SampleUsage]:
+    """A request's (or a seat's) tokens, as the usage of the replies asked directly (what `parts`, those that came from
+    elsewhere, leave) followed by `parts`: one line per source, so each is priced at its own rate."""
+    if not parts:
+        return [total]
+    rest = SampleUsage(total.model, total.mode, total.puzzle, *(max(0, getattr(total, name) - sum(getattr(part, name) for part in parts))
+                                                                for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens",
+                                                                             "requests", "uncounted")))
+    return [*([rest] if rest.requests else []), *(replace(part, model=total.model, mode=total.mode, puzzle=total.puzzle)
+                                                 for part in parts)]
 
 
 @dataclass(frozen=True)
@@ -366,7 +392,8 @@ class Store:
                   completion.server_model, completion.error, program.key if program else None,
                   None if reading.status is None else str(reading.status), detail, sample.format_retries,
                   completion.reasoning, completion.reasoning_tokens,
-                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None, int(reading.hedged))
+                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None, int(reading.hedged),
+                  json.dumps([asdict(usage) for usage in sample.reply_sources], sort_keys=True) if sample.reply_sources else None)
         with self._transaction() as db:
             if program is not None:
                 db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
@@ -413,14 +440,10 @@ class Store:
         """Add the tokens of replies no stored sample or game holds: a conversation the run's budget cut short (its sample
         or game is held, and asked anew on a resume), a void game (played again). `usage` counts them with the rest, so
         a resume's budget and the cost table count every reply that was paid for."""
-        spent = {(u.model, u.mode, u.puzzle): u for u in self.spent()}  # the event loop is the one writer
+        spent = {(u.model, u.mode, u.puzzle, u.reply_source): u for u in self.spent()}  # the event loop is the one writer
         for usage in usages:
-            before = spent.get((usage.model, usage.mode, usage.puzzle))
-            spent[usage.model, usage.mode, usage.puzzle] = usage if before is None else replace(
-                before, prompt_tokens=before.prompt_tokens + usage.prompt_tokens,
-                completion_tokens=before.completion_tokens + usage.completion_tokens,
-                reasoning_tokens=before.reasoning_tokens + usage.reasoning_tokens, requests=before.requests + usage.requests,
-                uncounted=before.uncounted + usage.uncounted)
+            before = spent.get((usage.model, usage.mode, usage.puzzle, usage.reply_source))
+            spent[usage.model, usage.mode, usage.puzzle, usage.reply_source] = usage if before is None else before + usage
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('spent', ?)",
                        (json.dumps([asdict(usage) for usage in spent.values()], sort_keys=True),))
@@ -591,20 +614,23 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {key: (SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries,
-                                    (1 + retries) * (prompt is None or completion is None)))
-                  for key, model, mode, puzzle, prompt, completion, reasoning, retries in self._select(
+        stored = {key: _split(SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries,
+                                          (1 + retries) * (prompt is None or completion is None)),
+                              [_usage(part) for part in sources or ()])
+                  for key, model, mode, puzzle, prompt, completion, reasoning, retries, sources in self._select(
                       "samples", ("key", "model", "mode", "puzzle", "prompt_tokens", "completion_tokens", "reasoning_tokens",
-                                  "format_retries"), "ORDER BY created")}
+                                  "format_retries", "reply_sources"), "ORDER BY created")}
         usages = []
         for planned in plan.samples:
             if planned.key in stored:
-                usages.append(replace(stored.pop(planned.key), model=planned.model, mode=planned.mode, puzzle=planned.puzzle))
+                usages += [replace(usage, model=planned.model, mode=planned.mode, puzzle=planned.puzzle)
+                           for usage in stored.pop(planned.key)]
         games = self.game_rows()
         played = {row.key for row in games}
         earlier = [record for key, record in self._select("matches", ("key", "record"), "WHERE void = 0 ORDER BY created")
                    if harmless(key) not in played]
-        return (shown([*usages, *stored.values()]) + [usage for row in games for usage in match_usage(row.record)]
+        usages += [usage for split in stored.values() for usage in split]
+        return (shown(usages) + [usage for row in games for usage in match_usage(row.record)]
                 + shown([usage for record in earlier for usage in match_usage(record)] + self.spent()))
 
     def instance_facts(self) -> list[InstanceFacts]:
@@ -694,14 +720,14 @@ def _progress(steps: int | None, shortest: object) -> float | None:
 def _sample(row: tuple[Any, ...]) -> Sample:
     (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
      prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
-     format_retries, reasoning, reasoning_tokens, retried_replies, hedged, source) = row
+     format_retries, reasoning, reasoning_tokens, retried_replies, hedged, reply_sources, source) = row
     completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
                             server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
     reading = Reading(Status(read_status) if read_status else None, read_detail or "", program, hedged)
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt,
                   Sampling(params["temperature"], params["max_tokens"], params["seed"]), completion, reading, format_retries,
-                  tuple(retried_replies or ()))
+                  tuple(retried_replies or ()), tuple(_usage(usage) for usage in reply_sources or ()))
 
 
 COPY_ATTEMPTS = 10  # copies of a store a writer keeps folding its log into before a reader gives up
@@ -802,6 +828,8 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
         if version < 7:
             _migrate_6_to_7(db)
+        if version < 8:
+            db.execute(MIGRATE_7_TO_8)  # every reply was asked directly before
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
         db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it
