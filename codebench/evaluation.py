@@ -139,7 +139,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, C
             watcher.note(line)
         watcher.start(progress)
         try:
-            task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, backend, progress, cache))
+            task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, backend, progress, cache, watcher.note))
             while not task.done():
                 watcher.update()
                 await asyncio.wait({task}, timeout=TICK_S)

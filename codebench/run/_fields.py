@@ -234,5 +234,5 @@ FIELDS: dict[str, Check] = {  # by column name: the same name means the same thi
     "source": maybe(text), "status": status, "detail": text, "issues": parsed([ISSUE]), "cpu_s": maybe(number),
     "wall_s": maybe(number), "peak_mib": maybe(number), "stdout": maybe(text), "stderr": maybe(text),
     "first_illegal_step": maybe(count), "steps_applied": maybe(count), "players": parsed([text]), "record": parsed(RECORD),
-    "void": flag, "attempts": count, "created": number,
+    "void": flag, "attempts": count, "created": number, "keys": parsed([text]), "read": flag,
 }

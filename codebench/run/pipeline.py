@@ -5,16 +5,21 @@ budget gate (`_Budget`: checked as it is sent, charged as its reply arrives); th
 as soon as it is read, so all its workers stay busy; judging happens off the event loop; the store is written from the
 event loop alone, results in batches at most WRITE_INTERVAL_S apart. A killed run loses at most what was in flight,
 and a re-run skips whatever is stored. With a response cache (`--cache`), a request asked before (in any run) is
-answered from it before the gate, free, and a new usable reply is kept there.
+answered from it before the gate, free, and a new usable reply is kept there. In batch mode (`--batch`) the gate sends
+each request into the next round of the Batch API (`run.batch`) instead of to the endpoint directly, with no bound on
+requests in flight (a round goes whole).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import platform
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -46,12 +51,14 @@ from ..types import (
     Task,
 )
 from ..version import __version__
+from .batch import BatchClient, Batches
 from .cache import ReplyCache
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan
 
 WRITE_INTERVAL_S = 0.02  # results wait at most this long to be stored together: a killed run loses no more
+LOGGED = logging.getLogger("codebench").warning  # where a run's notes go when no one is told them
 
 
 @dataclass
@@ -136,10 +143,12 @@ def _prices(store: Store, spec: RunSpec) -> dict[str, Price]:
 
 
 async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
-                       tracker: Tracker, cache: ReplyCache | None = None) -> None:
-    """Do every sample and execution not yet stored; `cache`: the response cache to answer requests from (`--cache`).
+                       tracker: Tracker, cache: ReplyCache | None = None, note: Callable[[str], None] = LOGGED) -> None:
+    """Do every sample and execution not yet stored; `cache`: the response cache to answer requests from (`--cache`);
+    `note`: told of each batch submitted or polled (`--batch`).
 
     Raises:
+        ConfigError: --batch with a client that has no Batch API.
         ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
         SandboxError: the sandbox stopped taking programs.
     """
@@ -147,7 +156,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     tracker.executions_total, tracker.games_total = plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in (*plan.samples, *plan.strategies))
-    budget = _Budget(spec, store, tracker, clients, cache)
+    batches = _batches(spec, store, clients, note) if spec.batch else None
+    budget = _Budget(spec, store, tracker, clients, cache, batches)
 
     def played(cached: bool, void: bool) -> None:
         tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
@@ -158,17 +168,20 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     table = (Table(store, seats, sandbox, spec.game_limits, store.games_secret() or "", threads, played,
                    lambda: tracker.count(games_held=1)) if plan.matches else None)
 
+    def reused(job: SampleJob | StrategyJob) -> bool:
+        sample = stored.get(job.key)
+        return sample is not None and sample.completion.error is None
+
     async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                   question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
         """The job's sample (`puzzle`: or the game): stored or asked now; None when the budget held a request back."""
         sample = stored.get(job.key)
-        reused = sample is not None and sample.completion.error is None
-        if not reused:
+        if not reused(job):
             sample = await _asked(job, puzzle, instance_id, question)
         if sample is None:
             tracker.count(samples_held=1)
         else:
-            tracker.count(samples_done=1, samples_cached=int(reused))
+            tracker.count(samples_done=1, samples_cached=int(reused(job)))
         return sample
 
     async def _asked(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
@@ -180,6 +193,9 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
             if model.spent:
                 store.add_spent(replace(usage, mode=job.mode, puzzle=puzzle) for usage in model.spent)
             return None
+        finally:
+            if batches is not None:
+                batches.ended()
         sample = Sample(job.key, job.model, model.base_url, job.mode, puzzle, job.sample, instance_id, job.prompt.text,
                         job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies,
                         _by_source(model.spent or (), job.mode, puzzle))
@@ -198,6 +214,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         if table is not None:
             table.program(job.key, sample)
 
+    if batches is not None:  # every conversation that will ask: a round goes once each of them waits for a reply
+        batches.expect(sum(not reused(job) for job in (*plan.samples, *plan.strategies)))
     writer = asyncio.ensure_future(bench.write())
     tasks = [*(asyncio.ensure_future(one(job)) for job in plan.samples),
              *(asyncio.ensure_future(strategy(job)) for job in plan.strategies)]
@@ -211,6 +229,21 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
             task.cancel()
         if table is not None:
             table.close()
+        if batches is not None:
+            batches.close()
+
+
+def _batches(spec: RunSpec, store: Store, clients: dict[str, ChatModel], note: Callable[[str], None]) -> Batches:
+    """The run's batch rounds.
+
+    Raises:
+        ConfigError: a model's client has no Batch API (a client given to `evaluate` that is not codebench's own).
+    """
+    without = [label for label, client in clients.items() if not isinstance(client, BatchClient)]
+    if without:
+        raise ConfigError(f"--batch needs the Batch API of codebench's own model client; the client of {without[0]} has none: "
+                          "drop --batch, or leave the clients to evaluate")
+    return Batches({label: client for label, client in clients.items() if isinstance(client, BatchClient)}, store, note)
 
 
 class _Budget:
@@ -223,9 +256,12 @@ class _Budget:
     store counts (earlier runs into the same directory included), so a resume counts what was spent before."""
 
     def __init__(self, spec: RunSpec, store: Store, tracker: Tracker, clients: dict[str, ChatModel],
-                 cache: ReplyCache | None) -> None:
-        self.spec, self.tracker, self.clients, self.cache = spec, tracker, clients, cache
-        self.gates = {label: asyncio.Semaphore(spec.max_connections) for label in clients}  # a model's requests in flight
+                 cache: ReplyCache | None, batches: Batches | None) -> None:
+        self.spec, self.tracker, self.clients, self.cache, self.batches = spec, tracker, clients, cache, batches
+        # a model's requests in flight: at most max_connections, but a batch's round goes whole
+        self.gates: dict[str, AbstractAsyncContextManager[Any]] = {
+            label: contextlib.nullcontext() if batches is not None else asyncio.Semaphore(spec.max_connections)
+            for label in clients}
         if spec.max_cost is not None or spec.max_tokens_total is not None:
             tracker.tokens_before, cost = total_usage(store.usage(), _prices(store, spec))
             tracker.cost = cost or 0.0
@@ -273,8 +309,8 @@ class _Gated:
         Raises:
             BudgetReached: a budget is used up; the request was not sent (its sample or game is held for a resume).
         """
-        cache = self.budget.cache
-        key = request_key(self.conversation, messages, seed) if cache is not None else ""
+        cache, batches = self.budget.cache, self.budget.batches
+        key = request_key(self.conversation, messages, seed) if cache is not None or batches is not None else ""
         completion = cache.get(key) if cache is not None else None
         if completion is not None:
             self.budget.tracker.count(replies_cached=1)
@@ -283,7 +319,12 @@ class _Gated:
                 reached = self.budget.reached()
                 if reached:
                     raise BudgetReached(reached)
-                completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
+                if batches is not None:
+                    completion = await batches.complete(self.model, key, messages, temperature=temperature,
+                                                        max_tokens=max_tokens, seed=seed)
+                else:
+                    completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens,
+                                                            seed=seed)
                 self.budget.charge(SampleUsage(self.model, "", "", *_counted(messages, completion), 0,
                                                reply_source=completion.reply_source))
             if cache is not None:

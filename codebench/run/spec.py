@@ -144,7 +144,9 @@ class RunSpec:
     idle_timeout: float = Patience.idle_timeout  # seconds without a byte
     request_timeout: float = Patience.request_timeout or 0.0  # seconds per attempt in all, reply included; 0: none
     max_retries: int = Patience.max_retries
-    cache: Path | None = None  # the response cache's folder, shared across runs (None: none); no key holds it
+    # how replies are got (neither changes what is asked, so no key holds them)
+    cache: Path | None = None  # the response cache's folder, shared across runs (None: none)
+    batch: bool = False  # send the requests through the provider's Batch API, a round at a time
     out: Path = Path("runs/default")
     origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
@@ -208,7 +210,11 @@ class RunSpec:
         if self.max_cost is not None and unpriced:
             raise ConfigError(f"{name('max_cost')} needs a price for every model; {unpriced[0]} has none: give {flag('prices')} "
                               f"{unpriced[0]}=INPUT/OUTPUT (US dollars per million tokens)")
-
+        no_rate = [label for label, price in self.prices.items() if not price.has_batch_rate]
+        if self.batch and no_rate:  # else its batch requests would go uncosted, its budget blind to them
+            raise ConfigError(f"{flag('batch')}: the price of {no_rate[0]} has no batch rate: give {flag('prices')} "
+                              f"{no_rate[0]}=INPUT/OUTPUT/BATCH_INPUT/BATCH_OUTPUT (the Batch API's own dollars per million "
+                              "tokens)")
 
     def _check_games(self) -> None:
         from puzzles.games import get_game
@@ -234,6 +240,9 @@ class RunSpec:
             raise ConfigError(f"{name('opponents')} models: a model meets only the other models of the run, and it has one "
                               f"({self.model_specs[0].label}), so {', '.join(two_player)} would not be played: add ref or random "
                               f"to {flag('opponents')}, or give another {flag('model')}")
+        if self.batch and ModeName.INSTRUCTION in self.modes and self.games:
+            raise ConfigError(f"{flag('batch')}: instruction-mode games are played a request per move, each waiting for the "
+                              f"last, which a batch cannot do: play the games in {flag('mode')} code, or drop {flag('batch')}")
         if ModeName.CODE in self.modes and self.games and self.executor == "ray":
             raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
                               f"cannot: run games with {flag('executor')} local")
@@ -586,6 +595,9 @@ OPTIONS = (
               takes="a folder", flag_kind=Path),
     RunOption("no_cache", bool, False, "Ask every request afresh and keep nothing, whatever --cache (or the config) says.",
               flag=("--no-cache",)),
+    RunOption("batch", bool, RunSpec.batch, "Send the requests through the provider's Batch API (OpenAI's files and "
+              "batches; format retries as a further round): cheaper, slower; a stopped run resumes polling its batches.",
+              flag=("--batch",)),
     RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
 )
 OPTION = {option.name: option for option in OPTIONS}

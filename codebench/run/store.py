@@ -1,4 +1,5 @@
-"""The run database: one SQLite file (WAL) per run directory; the only module that imports sqlite3 or holds SQL.
+"""The run database: one SQLite file (WAL) per run directory; with the response cache (`run.cache`), the only module
+that imports sqlite3 or holds SQL.
 
 Typed in and out: records, samples, outcomes and plans go in, samples, statuses and report rows come
 out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
@@ -7,10 +8,11 @@ finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, co
 progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches), 6
 (a match's plays, and who sat in each seat with the tokens it used, in its record), 7 (whether a reply hedged, as
 its mode decided when it read it) and 8 (the tokens of a sample's requests not asked directly: from the response cache,
-through the Batch API). Writers migrate older files in place; readers never write: they migrate a copy in
-memory, so what an older file lacks is computed in one place, the migration, for both. A run directory may be
-anyone's: the readers check each field they take (`_fields`: a wrong one is one error line naming the run, table, row
-and column) and return text made `harmless`, once, here, so that no report format can forget it.
+through the Batch API; and the batches a run submitted, with the requests in each). Writers migrate older files in
+place; readers never write: they migrate a copy in memory, so what an older file lacks is computed in one place, the
+migration, for both. A run directory may be anyone's: the readers check each field they take (`_fields`: a wrong one is
+one error line naming the run, table, row and column) and return text made `harmless`, once, here, so that no report
+format can forget it.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ SCHEMA_VERSION = 8
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 _GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES}
+          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES | {"batches"}}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
@@ -71,6 +73,8 @@ CREATE TABLE plan_matches (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL,
     players TEXT NOT NULL);
 """
+BATCH_TABLE = ("CREATE TABLE batches (id TEXT PRIMARY KEY, model TEXT NOT NULL, keys TEXT NOT NULL, created REAL NOT NULL, "
+               "read INTEGER NOT NULL DEFAULT 0)")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -92,7 +96,7 @@ CREATE TABLE plan_samples (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
     instance_id TEXT, sample INTEGER NOT NULL);
 CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
-""" + MATCH_TABLES
+""" + MATCH_TABLES + BATCH_TABLE + ";\n"
 MIGRATE_1_TO_2 = """
 ALTER TABLE samples RENAME COLUMN extract_status TO read_status;
 ALTER TABLE samples RENAME COLUMN extract_detail TO read_detail;
@@ -459,6 +463,23 @@ class Store:
         except Damaged as exc:
             raise self._damaged(f"its record of tokens spent outside stored replies is not what codebench writes: {exc}") from None
         return [_usage(usage) for usage in spent]
+
+    def add_batch(self, batch_id: str, model: str, keys: Sequence[str]) -> None:
+        """Remember a batch as soon as it is created: the model it asks and the keys of its requests (`keys.request_key`),
+        so that a run stopped before its replies arrive polls it again instead of submitting its requests anew."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, 0)",
+                       (batch_id, model, json.dumps(list(keys)), time.time()))
+
+    def batches_read(self, batch_ids: Iterable[str]) -> None:
+        """Remember that these batches' replies were read (their errors stored): a later run asks those again."""
+        with self._transaction() as db:
+            db.executemany("UPDATE batches SET read = 1 WHERE id = ?", [(batch_id,) for batch_id in batch_ids])
+
+    def batches(self, model: str) -> list[tuple[str, frozenset[str], bool]]:
+        """The batches submitted for `model`, oldest first: (id, the keys of its requests, whether its replies were read)."""
+        return [(batch_id, frozenset(keys), read) for batch_id, keys, read in self._select(
+            "batches", ("id", "keys", "read"), "WHERE model = ? ORDER BY created, rowid", (model,))]
 
     def matches_played(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` of games stored with a result (not void)."""
@@ -830,6 +851,7 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             _migrate_6_to_7(db)
         if version < 8:
             db.execute(MIGRATE_7_TO_8)  # every reply was asked directly before
+            db.execute(BATCH_TABLE)  # and no batch submitted
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
         db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it

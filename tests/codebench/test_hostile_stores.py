@@ -104,6 +104,7 @@ TABLES: dict[str, tuple[str, ...]] = {  # the schema codebench writes (checked a
     "plan_instances": ("position", "puzzle", "instance_id"),
     "matches": ("key", "game", "level", "seed", "players", "record", "void", "created", "attempts"),
     "plan_matches": ("position", "key", "game", "level", "seed", "players"),
+    "batches": ("id", "model", "keys", "created", "read"),
 }
 
 
