@@ -4,6 +4,7 @@ rows a plain run has; batch requests are priced at their own rate."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -21,7 +22,9 @@ import openai
 import pytest
 
 import codebench
+from codebench.model.client import BatchState, ModelClient
 from codebench.model.mock_server import MockServer, start_mock_server
+from codebench.model.presets import resolve_endpoint
 
 from .cli import run_cli
 from .entry_points.refusal import refused
@@ -223,3 +226,31 @@ def test_the_mock_answers_a_batch_as_it_answers_each_request_and_fails_a_bad_fil
         assert server.batches_created == 2 and server.hits == 2
         with urllib.request.urlopen(server.url.removesuffix("/v1") + "/mock/stats") as answer:
             assert json.load(answer) == {"chat_completions": 2, "batches_created": 2, "files": 2 + 2}  # in, out, errors, in
+
+
+def test_a_batch_reply_is_made_sane_as_a_direct_reply_is() -> None:
+    """The client reads a batch's lines through the same `_Reply` as a direct reply: a lone surrogate becomes U+FFFD, a
+    count that is no count is unknown, each change noted; a line without a key is skipped, an error line is an error."""
+
+    body = {"id": "x", "object": "chat.completion", "model": "m", "usage": {"prompt_tokens": -3, "completion_tokens": 7},
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "a\ud800b"}}]}
+    lines = [json.dumps({"custom_id": "ok", "response": {"status_code": 200, "body": body}}),
+             json.dumps({"custom_id": "refused", "response": {"status_code": 400, "body": {"error": {"message": "no \x1b[2J"}}}}),
+             json.dumps({"response": {"status_code": 200, "body": body}}), "not json", "[" * 100_000]
+    with start_mock_server() as server:
+        uploaded = openai.OpenAI(api_key="none", base_url=server.url).files.create(
+            file=("out.jsonl", "\n".join(lines).encode()), purpose="batch")
+
+        async def read() -> dict[str, Any]:
+            client = ModelClient(resolve_endpoint("m", server.url, None, None))
+            try:
+                return await client.batch_replies(BatchState("b", "completed", uploaded.id, None, 2, 2, ""))
+            finally:
+                await client.aclose()
+
+        replies = asyncio.run(read())
+    assert set(replies) == {"ok", "refused"}
+    ok = replies["ok"]
+    assert (ok.text, ok.prompt_tokens, ok.completion_tokens, ok.error, ok.reply_source) == ("a\ufffdb", None, 7, None, "batch")
+    assert any("surrogate" in note for note in ok.notes) and any("prompt_tokens -3" in note for note in ok.notes)
+    assert replies["refused"].error == "the batch answered this request with HTTP 400: no \\x1b[2J"
