@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .model.client import ModelClient
     from .modes import ChatModel
     from .reports import RunReport
+    from .run.cache import ReplyCache
     from .run.plan import Plan
     from .run.store import Store
     from .sandbox import SandboxBackend
@@ -85,19 +86,25 @@ def plan_of(spec: RunSpec, clients: Mapping[str, ChatModel] | None = None) -> Pl
 
 async def _evaluate(spec: RunSpec, clients: Mapping[str, ChatModel] | None, sandbox: SandboxBackend | None,
                     watcher: Watcher) -> RunResult:
+    from .run.cache import ReplyCache
     from .run.pipeline import record_plan
     from .run.store import Store
 
     owned = _clients(spec, watcher) if clients is None else {}
     plan = plan_of(spec, clients or owned)
     progress = Tracker()
-    store = Store(spec.out / DATABASE)
+    cache = ReplyCache(spec.cache) if spec.cache is not None else None  # before anything is written: it may be refused
     try:
-        record_plan(store, spec, plan)
-        await _execute(spec, plan, store, dict(clients or owned), sandbox, progress, watcher)
-        return _result(spec, store, progress)
+        store = Store(spec.out / DATABASE)
+        try:
+            record_plan(store, spec, plan)
+            await _execute(spec, plan, store, dict(clients or owned), sandbox, progress, watcher, cache)
+            return _result(spec, store, progress)
+        finally:
+            store.close()
     finally:
-        store.close()
+        if cache is not None:
+            cache.close()
         for client in owned.values():
             await client.aclose()
 
@@ -119,7 +126,7 @@ def _clients(spec: RunSpec, watcher: Watcher) -> dict[str, ModelClient]:
 
 
 async def _execute(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
-                   progress: Tracker, watcher: Watcher) -> None:
+                   progress: Tracker, watcher: Watcher, cache: ReplyCache | None) -> None:
     from .modes import get_mode
     from .run.pipeline import execute_plan
     from .sandbox import open_sandbox
@@ -132,7 +139,7 @@ async def _execute(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, C
             watcher.note(line)
         watcher.start(progress)
         try:
-            task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, backend, progress))
+            task = asyncio.ensure_future(execute_plan(spec, plan, store, clients, backend, progress, cache, watcher.note))
             while not task.done():
                 watcher.update()
                 await asyncio.wait({task}, timeout=TICK_S)

@@ -40,6 +40,14 @@ def folder_key(folder: Path) -> str:
     return content_key("templates", files)
 
 
+def request_key(conversation: str, messages: list[dict[str, Any]], seed: int) -> str:
+    """One request of a conversation, as sent: `conversation` is who asks (a sample's key, `sample_key`; a game seat's,
+    its entrant's identity: model, endpoint, served name, request fields, sampling, sample index), `messages` the whole
+    conversation so far (a format retry and a game turn carry the replies before them), `seed` its own seed (a game turn's
+    moves on). The same key is the same request: what the response cache and a batch's custom_id are keyed by."""
+    return content_key("request", conversation, messages, seed)
+
+
 def first_of_each(items: Iterable[tuple[str, str]]) -> tuple[list[str], dict[str, tuple[str, ...]]]:
     """(id, content) pairs → the ids of the first item of each content, in order, and for each kept id the ids of the
     later items with the same content: one instance is planned and counted once, however many seeds drew it."""

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -76,6 +76,14 @@ class ModeName(StrEnum):
 
     CODE = "code"  # writes one solver program per puzzle, run in the sandbox on every instance
     INSTRUCTION = "instruction"  # answers one instance directly; the answer is judged as a program's would be
+
+
+class ReplySource(StrEnum):
+    """Where a reply came from. Stored with a sample's and a game turn's tokens: values are never renamed."""
+
+    API = "api"  # asked of the endpoint directly (paid at its price)
+    BATCH = "batch"  # asked through the provider's Batch API (paid at its batch rate)
+    CACHE = "cache"  # found in the response cache (`--cache`): asked and paid for before, free now
 
 
 class ResultKind(StrEnum):
@@ -330,6 +338,7 @@ class Completion:
     reasoning: str | None = None  # what a reasoning model returned beside its answer (`reasoning_content`), if any
     reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens, if the server counts them
     notes: tuple[str, ...] = ()  # what the client changed in the reply to keep it sane (lone surrogates, a cut, odd counts)
+    reply_source: ReplySource = ReplySource.API  # where this reply came from (a conversation's: its last reply's)
 
 
 @dataclass(frozen=True)
@@ -359,6 +368,7 @@ class Sample:
     reading: Reading
     format_retries: int = 0
     retried_replies: tuple[str, ...] = ()  # instruction mode: the replies before the last, none of them parseable
+    reply_sources: tuple[SampleUsage, ...] = ()  # the tokens of its requests not asked directly, one usage per ReplySource
 
 
 # -- what reports read ----------------------------------------------------------------------------------------
@@ -411,15 +421,26 @@ class SampleUsage:
     reasoning_tokens: int
     requests: int = 1  # the requests they add up: format retries included; a game seat's every reply
     uncounted: int = 0  # of those, the ones whose server gave no token count (or none the client believed): 0 in the sums
+    reply_source: str = ReplySource.API  # where the replies came from (a ReplySource): what a request costs depends on it
+
+    def __add__(self, other: SampleUsage) -> SampleUsage:
+        """Both usages' tokens and requests, under this one's model, mode, puzzle and source."""
+        return replace(self, prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+                       completion_tokens=self.completion_tokens + other.completion_tokens,
+                       reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens, requests=self.requests + other.requests,
+                       uncounted=self.uncounted + other.uncounted)
 
     @classmethod
-    def of_seat(cls, model: str, game: str, kept: dict[str, Any]) -> SampleUsage:
-        """An instruction-mode game seat's tokens, over every reply it kept (format retries included)."""
-        replies = [reply for turn in kept.get("turns", []) for reply in turn.get("replies", [])]
+    def of_seat(cls, model: str, game: str, kept: dict[str, Any], reply_source: str | None = None) -> SampleUsage:
+        """An instruction-mode game seat's tokens, over every reply it kept (format retries included); `reply_source`:
+        over those that came from there only (a reply record names its source unless it was asked directly)."""
+        replies = [reply for turn in kept.get("turns") or () for reply in turn.get("replies") or ()
+                   if reply_source is None or reply.get("reply_source", ReplySource.API) == reply_source]
         prompt, completion, reasoning = (sum(reply.get(count) or 0 for reply in replies)
                                          for count in ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
         uncounted = sum(reply.get("prompt_tokens") is None or reply.get("completion_tokens") is None for reply in replies)
-        return cls(model, "instruction", game, prompt, completion, reasoning, len(replies), uncounted)
+        return cls(model, "instruction", game, prompt, completion, reasoning, len(replies), uncounted,
+                   reply_source or ReplySource.API)
 
 
 @dataclass(frozen=True)

@@ -149,10 +149,12 @@ def token_correlation_section(correlations: Sequence[TokenCorrelation]) -> Secti
 def cost_section(lines: Sequence[CostLine]) -> Section:
     return _section("cost", "tokens and cost of the stored requests (US dollars from the run's --price table; - where a model "
                     "has no price: none is assumed; uncounted: requests whose server gave no token count, 0 in the sums, "
-                    "which are then a lower bound)",
-                    ["scope", "model", "mode", "puzzle", "requests", "uncounted", "prompt", "completion", "reasoning", "cost $"],
-                    ([c.scope, c.model or "*", c.mode or "*", c.puzzle or "*", str(c.requests), str(c.uncounted),
-                      str(c.prompt_tokens), str(c.completion_tokens), str(c.reasoning_tokens),
+                    "which are then a lower bound; cached: answered from the response cache, their tokens counted, their "
+                    "cost 0; batch: sent through the Batch API, at its batch rate)",
+                    ["scope", "model", "mode", "puzzle", "requests", "uncounted", "cached", "batch", "prompt", "completion",
+                     "reasoning", "cost $"],
+                    ([c.scope, c.model or "*", c.mode or "*", c.puzzle or "*", str(c.requests), str(c.uncounted), str(c.cached),
+                      str(c.batched), str(c.prompt_tokens), str(c.completion_tokens), str(c.reasoning_tokens),
                       "-" if c.cost is None else f"{c.cost:.4f}"] for c in lines), lines, 4)
 
 

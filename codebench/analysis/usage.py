@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..costs import Price, spent
-from ..types import ExecutionRow, SampleUsage, Status
+from ..types import ExecutionRow, ReplySource, SampleUsage, Status
 from .crosstask import counted, pearson
 
 SCOPES = ("run", "model", "mode", "puzzle")
@@ -53,7 +53,8 @@ class TokenCorrelation:
 class CostLine:
     """Tokens and cost of one scope: the run, a model, a (model, mode) or a (model, mode, puzzle); "" where aggregated away.
 
-    cost is None when some model in the line has no price."""
+    cost is None when some model in the line has no price (or a batch request's price no batch rate); a request answered
+    from the response cache costs nothing, one sent through the Batch API its batch rate."""
 
     scope: str
     model: str
@@ -65,6 +66,8 @@ class CostLine:
     completion_tokens: int
     reasoning_tokens: int
     cost: float | None
+    cached: int = 0  # requests answered from the response cache (their tokens are in the sums; they cost nothing)
+    batched: int = 0  # requests sent through the Batch API (at its batch rate)
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -112,7 +115,9 @@ def _line(scope: str, key: tuple[str, str, str], usages: list[SampleUsage], pric
     sums = spent(usages, prices)
     return CostLine(scope, *key, requests=sum(u.requests for u in usages), prompt_tokens=sums.prompt_tokens,
                     completion_tokens=sums.completion_tokens, reasoning_tokens=sum(u.reasoning_tokens or 0 for u in usages),
-                    cost=sums.cost, uncounted=sum(u.uncounted for u in usages))
+                    cost=sums.cost, uncounted=sum(u.uncounted for u in usages),
+                    cached=sum(u.requests for u in usages if u.reply_source == ReplySource.CACHE),
+                    batched=sum(u.requests for u in usages if u.reply_source == ReplySource.BATCH))
 
 
 def _scoped(usage: SampleUsage, depth: int) -> tuple[str, str, str]:

@@ -37,6 +37,8 @@ def mock_server_command(
                                                 "stream do) or ignore (answer streamed requests plainly).")] = "on",
     reasoning_field: Annotated[str, typer.Option(help=f"Where reasoning goes: a field name, {THINK_TAGS} (inside the "
                                                       "content) or '' (not returned).")] = "reasoning_content",
+    batch_delay: Annotated[float, typer.Option(help="Seconds a batch (the Batch API: files and batches) stays in progress "
+                                                    "before it is answered.")] = 1.0,
 ) -> None:
     """Serve an OpenAI-compatible mock model on loopback until Ctrl-C (for demos and tests)."""
     from ..model.mock_server import start_mock_server
@@ -48,7 +50,8 @@ def mock_server_command(
                                fail_500_every=fail_500_every, seed=seed, api_key=key,
                                log=lambda line: print(line, file=sys.stderr, flush=True), think_s=think,
                                think_per_kchar_s=think_per_kchar, chunk_interval_s=chunk_interval, stall_s=stall,
-                               stall_after=stall_after, streaming=streaming, reasoning_field=reasoning_field)
+                               stall_after=stall_after, streaming=streaming, reasoning_field=reasoning_field,
+                               batch_delay_s=batch_delay)
     try:
         with interruptible("the mock server stopped"):  # exits 130 on Ctrl-C, 143 on SIGTERM, as every command does
             print(f"mock server listening on {server.url} (behavior {behavior}); Ctrl-C stops it", flush=True)

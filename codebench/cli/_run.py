@@ -144,7 +144,8 @@ class RunDisplay:
         t = self.tracker
         assert t is not None, "drawn before the run started"
         self.bars.update(self.samples, total=t.samples_total or None, completed=t.samples_done,
-                         note=_notes(_reused(t.samples_cached), f"{t.samples_held} held by the budget" if t.samples_held else ""))
+                         note=_notes(_reused(t.samples_cached), f"{t.samples_held} held by the budget" if t.samples_held else "",
+                                     f"{t.replies_cached} replies from the cache" if t.replies_cached else ""))
         self.bars.update(self.executions, total=t.executions_total or None, completed=t.executions_done,
                          note=_reused(t.executions_cached))
         self.bars.update(self.games, total=t.games_total or None, completed=t.games_done,
@@ -156,8 +157,8 @@ class RunDisplay:
         return Group(self.bars, Text(self.spent(), style="dim"), Text(mix or "no results yet", style="dim"))
 
     def spent(self) -> str:
-        """The tokens of every reply received (prompt + completion, game turns included), and under a budget what it
-        counts: earlier runs into the directory included."""
+        """The tokens of every reply paid for (prompt + completion, game turns included; the cache's replies are free),
+        and under a budget what it counts: earlier runs into the directory included."""
         t = self.tracker
         assert t is not None, "drawn before the run started"
         earlier = " with earlier runs" if t.tokens_before else ""

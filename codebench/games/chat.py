@@ -29,7 +29,7 @@ from puzzles.games import Answer, Forfeit, Game, Setup
 from ..modes import FORMAT_RETRIES, ChatModel, Reply
 from ..modes._templates import compact_json, render, system_message
 from ..modes.code import ask_program
-from ..types import Completion, GameLimits, Limits, ModeName, Prompt, Sampling, Status
+from ..types import Completion, GameLimits, Limits, ModeName, Prompt, ReplySource, Sampling, Status
 
 STRATEGY_ENTRY = "Strategy"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 1, 0
@@ -203,11 +203,14 @@ def _shown(observation: Any) -> Any:
 
 
 def _reply_record(completion: Completion) -> dict[str, Any]:
-    """One reply as the game's record keeps it, with what the client changed in it (`notes`), if anything."""
-    notes = {"notes": list(completion.notes)} if completion.notes else {}
+    """One reply as the game's record keeps it, with what the client changed in it (`notes`), if anything, and where it
+    came from unless it was asked directly (`reply_source`: the cache, a batch)."""
+    extra: dict[str, Any] = {"notes": list(completion.notes)} if completion.notes else {}
+    if completion.reply_source != ReplySource.API:
+        extra["reply_source"] = str(completion.reply_source)
     return {"text": completion.text, "error": completion.error, "finish_reason": completion.finish_reason,
             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-            "reasoning_tokens": completion.reasoning_tokens, "latency_s": round(completion.latency_s, 4), **notes}
+            "reasoning_tokens": completion.reasoning_tokens, "latency_s": round(completion.latency_s, 4), **extra}
 
 
 def _latency(replies: list[dict[str, Any]]) -> float:

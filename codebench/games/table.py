@@ -46,7 +46,8 @@ def entry(entrant: Entrant) -> SeatEntry:
 
 
 class Table:
-    """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored."""
+    """Plays the plan's games; `program(sample)` hands it each code-mode sample once it is stored. `clients`: the model
+    of each chat seat, by the seat's label (a model's sample in instruction mode: its replies are its own)."""
 
     def __init__(self, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None, game_limits: GameLimits,
                  secret: str, threads: int, on_played: Callable[[bool, bool], None], on_held: Callable[[], None]) -> None:
@@ -124,7 +125,7 @@ class Table:
         if isinstance(entrant, BuiltinEntrant):
             return StrategyPlayer(entrant.label, get_game(job.game).strategies[entrant.name])
         if isinstance(entrant, ChatEntrant):
-            return ChatSeat(entrant.label, self.clients[entrant.model], entrant.sampling, entrant.options, self.loop, self.stop,
+            return ChatSeat(entrant.label, self.clients[entrant.label], entrant.sampling, entrant.options, self.loop, self.stop,
                             entrant.prompting)
         sample = await self._sample(entrant.strategy_key)
         if sample is None:

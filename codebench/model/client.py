@@ -10,6 +10,12 @@ What it hands on is sane whatever the server sends (`_Reply`): valid text (a lon
 reply's text and reasoning each cut at REPLY_KEPT characters with the whole one's length and SHA-256 kept, token
 counts that are non-negative integers below MAX_TOKENS or unknown, each change said in `Completion.notes`; a body
 nested past the parser's depth is a malformed response; the server's own words (error messages) made harmless.
+
+The Batch API (`--batch`) goes through the same client: `submit_batch` uploads a round's requests as one JSONL file
+(`files.create`) and creates a batch of them (`batches.create`, /v1/chat/completions, unstreamed); `batch` reads how
+it stands (`batches.retrieve`); `batch_replies` reads its output and error files, each reply through `_Reply` as a
+direct one is, marked as a batch's. A batch is tagged (`metadata`) so that a submission whose answer was lost (a
+dropped connection, a killed run) is found and adopted instead of created twice.
 """
 
 from __future__ import annotations
@@ -17,17 +23,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib
+import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
+from typing import Any, TypeVar
 
 import openai
 
 from ..errors import ModelError
-from ..types import Completion, harmless
+from ..types import Completion, ReplySource, harmless
 from .presets import Endpoint, Patience
 
 INITIAL_DELAY_S, MAX_DELAY_S, MAX_RETRY_AFTER_S = 0.5, 8.0, 60.0
@@ -45,6 +53,44 @@ MAX_TOKENS = 10**9  # a usage count at or past this (no context holds a billion 
 SURROGATES = re.compile("[\ud800-\udfff]")
 # The HTTP library the SDK is built on (httpx; httpx2 from openai 3): its own transport is the one wrapped.
 _http: Any = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0])
+BATCH_ENDPOINT = "/v1/chat/completions"
+GONE = frozenset({"failed", "expired", "cancelled", "cancelling"})  # a batch that answers no more requests
+BATCH_ENDED = frozenset({"completed", "failed", "expired", "cancelled"})  # a batch in any other status is still running
+BATCH_TAG = "codebench_batch"  # the metadata field a batch's tag goes in
+BATCHES_LOOKED_AT = 100  # the latest batches searched for one already created with a tag
+FILE_CONTENT = re.compile(r"/files/[^/]+/content$")  # a file's download: read line by line, each line bounded
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One request of a batch: its key (the line's custom_id) and what a direct request would send."""
+
+    key: str
+    messages: list[dict[str, Any]]
+    temperature: float
+    max_tokens: int | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """A batch as the provider reports it: its status, the files its replies are in, and what it said went wrong."""
+
+    id: str
+    status: str  # validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled; or missing
+    output_file: str | None
+    error_file: str | None
+    done: int  # requests answered so far (completed and failed)
+    total: int
+    problem: str  # the provider's words on the whole batch ("" when none)
+
+    @property
+    def ended(self) -> bool:
+        return self.status in BATCH_ENDED or self.status == MISSING
+
+
+MISSING = "missing"  # a stored batch the provider no longer knows (another key, or deleted): its requests are asked anew
 
 
 class ModelClient:
@@ -76,9 +122,7 @@ class ModelClient:
         Raises:
             ModelError: 401, 403, 404, an exhausted quota, or a server unreachable after every retry.
         """
-        options: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "temperature": temperature, "seed": seed, "n": 1}
-        if max_tokens is not None:
-            options[self.endpoint.tokens_field] = max_tokens
+        options = self._body(messages, temperature, max_tokens, seed)
         if self.endpoint.request:
             options["extra_body"] = self.endpoint.request  # the SDK merges these into the JSON body
         retries = self.patience.max_retries
@@ -115,6 +159,133 @@ class ModelClient:
                     # one nested deeper than the JSON parser goes (RecursionError): this sample's malformed reply
                     return reply.failed(f"malformed response: {type(exc).__name__}: {_said(exc)}")
                 await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _body(self, messages: list[dict[str, Any]], temperature: float, max_tokens: int | None, seed: int) -> dict[str, Any]:
+        """A request's own fields (the endpoint's extra fields apart): one completion, this sample's seed."""
+        body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "temperature": temperature, "seed": seed,
+                                "n": 1}
+        if max_tokens is not None:
+            body[self.endpoint.tokens_field] = max_tokens
+        return body
+
+    async def submit_batch(self, requests: Sequence[BatchRequest], tag: str) -> str:
+        """The id of a batch of `requests`: one created now, or the one created with `tag` before (its answer lost).
+
+        Raises:
+            ModelError: the endpoint has no Batch API, refuses the key or the file, or cannot be reached.
+        """
+        found = await self._tagged(tag)
+        if found is not None:
+            return found
+        lines = "".join(json.dumps({"custom_id": request.key, "method": "POST", "url": BATCH_ENDPOINT,
+                                    "body": {**self._body(request.messages, request.temperature, request.max_tokens,
+                                                          request.seed), **self.endpoint.request}}) + "\n"
+                        for request in requests)
+        uploaded = await self._batch_call("POST /files", lambda: self._client.files.create(
+            file=("codebench-batch.jsonl", lines.encode()), purpose="batch"))
+        assert uploaded is not None  # a 404 is no Batch API here, never None
+        batch = await self._batch_call("POST /batches", lambda: self._client.batches.create(
+            input_file_id=uploaded.id, endpoint=BATCH_ENDPOINT, completion_window="24h", metadata={BATCH_TAG: tag}),
+            again=lambda: self._tagged(tag))  # a lost answer may hide a batch created: looked for before asking again
+        assert batch is not None
+        return batch if isinstance(batch, str) else str(batch.id)
+
+    async def _tagged(self, tag: str) -> str | None:
+        """The latest batch created with `tag` that may still answer (not failed, expired or cancelled)."""
+        page = await self._batch_call("GET /batches", lambda: self._client.batches.list(limit=BATCHES_LOOKED_AT))
+        for batch in getattr(page, "data", None) or ():
+            metadata = getattr(batch, "metadata", None)
+            if isinstance(metadata, dict) and metadata.get(BATCH_TAG) == tag and batch.status not in GONE:
+                return str(batch.id)
+        return None
+
+    async def batch(self, batch_id: str) -> BatchState:
+        """How the batch stands (status `missing`: the provider does not know it).
+
+        Raises:
+            ModelError: the endpoint refuses the key or cannot be reached.
+        """
+        batch = await self._batch_call("GET /batches/ID", lambda: self._client.batches.retrieve(batch_id), missing=True)
+        if batch is None:
+            return BatchState(batch_id, MISSING, None, None, 0, 0, "the provider does not know this batch")
+        counts = getattr(batch, "request_counts", None)
+        errors = getattr(getattr(batch, "errors", None), "data", None) or []
+        problem = "; ".join(_said(f"line {getattr(e, 'line', '?')}: {getattr(e, 'message', '')}") for e in errors[:3])
+        return BatchState(str(batch.id), str(batch.status), batch.output_file_id, batch.error_file_id,
+                          int(getattr(counts, "completed", 0) or 0) + int(getattr(counts, "failed", 0) or 0),
+                          int(getattr(counts, "total", 0) or 0), problem)
+
+    async def batch_replies(self, state: BatchState) -> dict[str, Completion]:
+        """The replies of an ended batch by request key: its error file's lines (HTTP errors, api_error) under its output
+        file's (the replies, sanitised as a direct reply is); a request with neither has none here. A file the provider
+        no longer has gives none.
+
+        Raises:
+            ModelError: the endpoint refuses the key or cannot be reached.
+        """
+        replies: dict[str, Completion] = {}
+        for file_id in (state.error_file, state.output_file):
+            if file_id:
+                replies.update(await self._batch_call("GET /files/ID/content", lambda f=file_id: self._file_lines(f),
+                                                      missing=True) or {})
+        return replies
+
+    async def _file_lines(self, file_id: str) -> dict[str, Completion]:
+        """A batch output or error file's replies, read line by line (a line past MAX_BODY_BYTES is skipped)."""
+        replies: dict[str, Completion] = {}
+        async with self._client.files.with_streaming_response.content(file_id) as response:
+            line = bytearray()
+            async for part in response.iter_bytes():
+                *whole, rest = part.split(b"\n")
+                for piece in whole:
+                    line += piece
+                    if len(line) <= MAX_BODY_BYTES:
+                        replies.update(_batch_reply(bytes(line)))
+                    line.clear()
+                line += rest
+                del line[MAX_BODY_BYTES + 1:]  # past the bound it is skipped: keep no more of it
+            if 0 < len(line) <= MAX_BODY_BYTES:
+                replies.update(_batch_reply(bytes(line)))
+        return replies
+
+    async def _batch_call(self, what: str, make: Callable[[], Awaitable[T]], *, missing: bool = False,
+                          again: Callable[[], Awaitable[str | None]] | None = None) -> T | str | None:
+        """One Batch API call, retried as a chat request is (429/5xx, timeouts, dropped connections); `missing`: a 404
+        is None (a batch or file the provider does not know), else the endpoint has no Batch API; `again`: asked before
+        each retry, what it finds (a batch the lost attempt created) is the answer.
+
+        Raises:
+            ModelError: the endpoint has no Batch API, refuses the key or the call, or cannot be reached.
+        """
+        retries = self.patience.max_retries
+        where = self.endpoint.base_url
+        for attempt in range(retries + 1):
+            last = attempt == retries
+            if attempt and again is not None and (found := await again()) is not None:
+                return found
+            try:
+                async with asyncio.timeout(self.patience.request_timeout):
+                    return await make()
+            except openai.APIStatusError as exc:
+                problem = f"HTTP {exc.status_code}: {_message(exc)}"
+                if exc.status_code == 404 and missing:
+                    return None
+                if exc.status_code in (404, 405):
+                    raise ModelError(f"{where} has no Batch API ({what} answered {problem}): drop --batch for model "
+                                     f"{self.label!r}") from None
+                _raise_if_fatal(exc, problem, self.endpoint, self.label)
+                if last or not _retryable(exc.status_code):
+                    raise ModelError(f"{where} refused {what} of the Batch API for model {self.label!r} ({problem}"
+                                     f"{_after(attempt)}), {RESUME}") from None
+                delay = _delay(attempt, exc.response.headers.get("retry-after"))
+            except (openai.APITimeoutError, openai.APIConnectionError, TimeoutError) as exc:
+                if last:
+                    why = _why(exc) if isinstance(exc, openai.APIConnectionError) else self._limit(exc)
+                    raise ModelError(f"cannot reach {where} for {what} of the Batch API (model {self.label!r}: {why})"
+                                     f"{_after(attempt)}, {RESUME}") from None
+                delay = _delay(attempt, None)
+            await asyncio.sleep(delay)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _attempt(self, options: dict[str, Any], reply: _Reply) -> Completion:
@@ -180,14 +351,16 @@ class _Bounded(_http.AsyncByteStream):  # type: ignore[misc]  (the SDK's HTTP li
 
 
 class _BoundedTransport(_http.AsyncHTTPTransport):  # type: ignore[misc]
-    """The SDK's transport (its connection limits), every response body bounded."""
+    """The SDK's transport (its connection limits), every response body bounded but a file's download (a batch's
+    replies, any number of them: read line by line, each line bounded)."""
 
     def __init__(self) -> None:
         super().__init__(limits=openai.DEFAULT_CONNECTION_LIMITS)
 
     async def handle_async_request(self, request: Any) -> Any:
         response = await super().handle_async_request(request)
-        response.stream = _Bounded(response.stream)
+        if not FILE_CONTENT.search(request.url.path):
+            response.stream = _Bounded(response.stream)
         return response
 
 
@@ -304,6 +477,34 @@ class _Text:
             said.append(f"the reply's {self.name} was cut: {self.chars} characters in all (sha256 {self.digest.hexdigest()}), "
                         f"the first {REPLY_KEPT} kept")
         return said
+
+
+def _batch_reply(line: bytes) -> dict[str, Completion]:
+    """One line of a batch's output or error file as {its request's key: its reply}; a line without a key, none. A reply
+    (HTTP 200) is read as a direct plain reply is (`_Reply`); anything else is that request's error."""
+    try:
+        found = json.loads(line, object_hook=_attributes)
+    except (ValueError, RecursionError):
+        return {}
+    key = getattr(found, "custom_id", None)
+    if not isinstance(key, str):
+        return {}
+    response, error = getattr(found, "response", None), getattr(found, "error", None)
+    status = getattr(response, "status_code", None)
+    if status == 200:
+        reply = _Reply(time.perf_counter())
+        reply.add_message(getattr(response, "body", None))
+        completion = replace(reply.completion(), latency_s=0.0)  # how long it took is the batch's secret
+    else:
+        said = getattr(error, "message", None) or getattr(getattr(getattr(response, "body", None), "error", None), "message", None)
+        code = f"HTTP {status}" if isinstance(status, int) else "an error"
+        completion = _failed(f"the batch answered this request with {code}: {_said(said or 'no message')}")
+    return {key: replace(completion, reply_source=ReplySource.BATCH)}
+
+
+def _attributes(found: dict[str, Any]) -> SimpleNamespace:
+    """A JSON object as the SDK's objects are read (attributes); a name Python keeps for itself is left out."""
+    return SimpleNamespace(**{name: value for name, value in found.items() if not name.startswith("__")})
 
 
 def _message(exc: openai.APIStatusError) -> str:

@@ -7,11 +7,20 @@ injected. A request with `stream: true` is answered as OpenAI's API streams (ser
 events, the reasoning in its own deltas, usage in a last chunk without choices when `stream_options.include_usage`
 asks, then `data: [DONE]`), or refused, or answered plainly, as the `streaming` setting says; a stall can be injected
 mid-stream. `thinker` plays `reasoning`, its reasoning sent over a thinking time that can grow with the prompt.
+
+It serves OpenAI's Batch API too: `POST /v1/files` (a JSONL file of requests, multipart as the SDK sends it), `POST
+/v1/batches` (endpoint /v1/chat/completions; the file's lines checked as OpenAI checks them: a failed batch says which),
+`GET /v1/batches` and `/v1/batches/ID`, `POST /v1/batches/ID/cancel`, `GET /v1/files/ID/content`. A batch stays
+`in_progress` for `batch_delay_s`, then each line is answered as the same request sent alone would be (its reply in the
+output file, a refusal in the error file). `GET /mock/stats` counts what was asked: chat completions (`hits`, injected
+failures included), batches created, files uploaded.
 Imports the standard library (http.server), the errors, the presets' vocabulary and the behaviours.
 """
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import math
 import sys
@@ -30,6 +39,7 @@ MAX_LATENCY_S = 3600.0  # a slower mock is a typo, not a test
 THINKER = "thinker"  # plays `reasoning`, its reasoning paced over the thinking time (streamed, or before a plain answer)
 STREAMING = ("on", "reject", "ignore")  # a streamed request: answered as a stream, refused with 400, or answered plainly
 PIECE_CHARS = 64  # a streamed reply's text and (unpaced) reasoning go out in pieces this long
+BATCH_ENDPOINT = "/v1/chat/completions"  # the one endpoint a batch may name (the mock serves chat only)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,7 @@ class _Config:
     stall_after: int  # … after this many chunks
     streaming: str  # one of STREAMING
     reasoning_field: str  # where reasoning goes: a message/delta field, THINK_TAGS (in the content), or "" (left out)
+    batch_delay_s: float  # a batch stays in_progress this long
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,82 @@ class _HTTPServer(ThreadingHTTPServer):
     def __init__(self, port: int, config: _Config) -> None:
         self.config, self.hits, self.lock = config, 0, threading.Lock()
         self.last_request: dict[str, Any] | None = None
+        self.files: dict[str, tuple[dict[str, Any], bytes]] = {}  # id -> (its file object, its content)
+        self.batches: dict[str, dict[str, Any]] = {}  # id -> its batch object, as served
+        self.batch_lines: dict[str, list[Any]] = {}  # id -> its input file's lines, parsed (until it is answered)
+        self.batch_due: dict[str, float] = {}  # id -> when it is answered (time.time())
+        self.batches_created = 0
         super().__init__(("127.0.0.1", port), _Handler)
+
+    def stats(self) -> dict[str, int]:
+        with self.lock:
+            return {"chat_completions": self.hits, "batches_created": self.batches_created, "files": len(self.files)}
+
+    def add_file(self, name: str, purpose: str, content: bytes) -> dict[str, Any]:
+        with self.lock:
+            found = {"id": f"file-mock-{len(self.files) + 1}", "object": "file", "bytes": len(content),
+                     "created_at": int(time.time()), "filename": name, "purpose": purpose, "status": "processed"}
+            self.files[found["id"]] = (found, content)
+        return found
+
+    def create_batch(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A new batch of the input file's requests, in progress (or failed: the first problem its lines have)."""
+        with self.lock:
+            self.batches_created += 1
+            batch_id = f"batch_mock_{self.batches_created}"
+        found = self.files.get(str(request.get("input_file_id")))
+        if found is None:
+            return 400, _error(f"no file {request.get('input_file_id')!r}", "invalid_request_error", "invalid_file")
+        if request.get("endpoint") != BATCH_ENDPOINT or request.get("completion_window") != "24h":
+            return 400, _error(f"the mock batches endpoint {BATCH_ENDPOINT} over completion_window 24h only",
+                               "invalid_request_error", None)
+        lines, problem = _batch_lines(found[1])
+        now = int(time.time())
+        batch = {"id": batch_id, "object": "batch", "endpoint": BATCH_ENDPOINT, "errors": None,
+                 "input_file_id": request["input_file_id"], "completion_window": "24h", "status": "in_progress",
+                 "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": now,
+                 "expires_at": now + 86400, "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+                 "metadata": request.get("metadata")}
+        if problem is not None:
+            batch.update(status="failed", failed_at=now, errors={"object": "list", "data": [problem]})
+        with self.lock:
+            self.batches[batch_id], self.batch_lines[batch_id] = batch, lines
+            self.batch_due[batch_id] = time.time() + self.config.batch_delay_s
+        return 200, batch
+
+    def batch(self, batch_id: str, cancel: bool = False) -> dict[str, Any] | None:
+        """The batch as it stands now (a copy): answered once its delay has passed (or cancelled, unanswered)."""
+        with self.lock:
+            batch = self.batches.get(batch_id)
+            if batch is None or batch["status"] != "in_progress":
+                return None if batch is None else dict(batch)
+            if cancel:
+                batch.update(status="cancelled", cancelled_at=int(time.time()))
+                return dict(batch)
+            if time.time() < self.batch_due[batch_id]:
+                return dict(batch)
+            batch.update(status="finalizing", finalizing_at=int(time.time()))  # answered by this caller alone
+            lines = self.batch_lines.pop(batch_id)
+        output, errors = [], []
+        for line in lines:
+            said = _answer(line["body"], self.config)
+            if isinstance(said, _Said):
+                head = {"id": f"chatcmpl-{batch_id}-{len(output)}", "created": int(time.time()), "model": said.model}
+                output.append({"id": f"batch_req_{len(output)}", "custom_id": line["custom_id"], "error": None,
+                               "response": {"status_code": 200, "body": _body(said, head, self.config.reasoning_field)}})
+            else:
+                status, body = said
+                errors.append({"id": f"batch_req_e{len(errors)}", "custom_id": line["custom_id"], "error": None,
+                               "response": {"status_code": status, "body": body if isinstance(body, dict) else
+                                            {"error": {"message": body.decode(errors="replace")}}}})
+        files = {name: self.add_file(f"{batch_id}_{name}.jsonl", f"batch_{name}",
+                                     "".join(json.dumps(entry) + "\n" for entry in entries).encode())["id"]
+                 for name, entries in (("output", output), ("error", errors)) if entries}
+        with self.lock:
+            batch.update(status="completed", completed_at=int(time.time()), output_file_id=files.get("output"),
+                         error_file_id=files.get("error"),
+                         request_counts={"total": len(lines), "completed": len(output), "failed": len(errors)})
+            return dict(batch)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a client that gave up is not news
@@ -104,10 +190,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.config.log is not None:
             self.server.config.log(f"{self.address_string()} {format % args}")
 
-    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None,
+              kind: str = "text/html") -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "text/html" if isinstance(body, bytes) else "application/json")
+        self.send_header("Content-Type", kind if isinstance(body, bytes) else "application/json")
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -128,22 +215,53 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.write(b"0\r\n\r\n")
 
+    def _refused(self) -> bool:
+        """Answered 401 when the server wants a key and the request has another."""
+        key = self.server.config.api_key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            self._send(401, _error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"))
+            return True
+        return False
+
     def do_GET(self) -> None:
-        if self.path.split("?")[0].rstrip("/") != "/v1/models":
-            return self._send(404, _error(f"no route GET {self.path}", "invalid_request_error", "unknown_url"))
-        names = (*BEHAVIORS, THINKER, *FAULTS)
-        self._send(200, {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "codebench"} for n in names]})
+        path = self.path.split("?")[0].rstrip("/")
+        parts = path.split("/")
+        if path == "/v1/models":
+            names = (*BEHAVIORS, THINKER, *FAULTS)
+            return self._send(200, {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "codebench"}
+                                                               for n in names]})
+        if path == "/mock/stats":
+            return self._send(200, self.server.stats())
+        if self._refused():
+            return None
+        if path == "/v1/batches":
+            with self.server.lock:
+                found = sorted(self.server.batches, key=lambda batch_id: -self.server.batches[batch_id]["created_at"])
+            data = [self.server.batch(batch_id) for batch_id in found]
+            return self._send(200, {"object": "list", "data": data, "has_more": False})
+        if len(parts) == 4 and parts[:3] == ["", "v1", "batches"] and (batch := self.server.batch(parts[3])) is not None:
+            return self._send(200, batch)
+        if len(parts) in (4, 5) and parts[:3] == ["", "v1", "files"] and parts[3] in self.server.files:
+            file, content = self.server.files[parts[3]]
+            if len(parts) == 4:
+                return self._send(200, file)
+            if parts[4] == "content":
+                return self._send(200, content, {}, "application/octet-stream")
+        return self._send(404, _error(f"no route GET {self.path}", "invalid_request_error", "unknown_url"))
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("/v1/files", "/v1/batches") or (path.startswith("/v1/batches/") and path.endswith("/cancel")):
+            return None if self._refused() else self._batch_api(path, raw)
+        if path != "/v1/chat/completions":
             return self._send(404, _error(f"no route POST {self.path}", "invalid_request_error", "unknown_url"))
         config = self.server.config
         with self.server.lock:
             self.server.hits += 1
             hit = self.server.hits
-        if config.api_key is not None and self.headers.get("Authorization") != f"Bearer {config.api_key}":
-            return self._send(401, _error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"))
+        if self._refused():
+            return None
         if config.fail_429_every and hit % config.fail_429_every == 0:
             return self._send(429, _error("Rate limit reached (injected).", "requests", "rate_limit_exceeded"), {"Retry-After": "0"})
         if config.fail_500_every and hit % config.fail_500_every == 0:
@@ -167,6 +285,27 @@ class _Handler(BaseHTTPRequestHandler):
                                         and options.get("include_usage") is True))
         time.sleep(sum(pause for pause, _ in said.reasoning))  # the thinker thinks before a plain answer too
         self._send(200, _body(said, head, config.reasoning_field))
+
+    def _batch_api(self, path: str, raw: bytes) -> None:
+        """POST /v1/files (multipart: purpose, file), /v1/batches (JSON), /v1/batches/ID/cancel."""
+        if path == "/v1/files":
+            fields = _form(self.headers.get("Content-Type", ""), raw)
+            if fields is None or "file" not in fields or fields.get("purpose", (None, b""))[1] != b"batch":
+                return self._send(400, _error("upload a file with purpose batch (multipart/form-data)", "invalid_request_error",
+                                              None))
+            return self._send(200, self.server.add_file(fields["file"][0] or "upload.jsonl", "batch", fields["file"][1]))
+        if path == "/v1/batches":
+            try:
+                request = json.loads(raw)
+            except ValueError:
+                request = None
+            if not isinstance(request, dict):
+                return self._send(400, _error("the body is not a JSON object", "invalid_request_error", None))
+            return self._send(*self.server.create_batch(request))
+        batch = self.server.batch(path.split("/")[3], cancel=True)
+        if batch is None:
+            return self._send(404, _error(f"no batch {path.split('/')[3]!r}", "invalid_request_error", None))
+        return self._send(200, batch)
 
 
 def _answer(request: dict[str, Any], config: _Config) -> tuple[int, dict[str, Any] | bytes] | _Said:
@@ -221,6 +360,52 @@ def _answer(request: dict[str, Any], config: _Config) -> tuple[int, dict[str, An
         usage["completion_tokens_details"] = {"reasoning_tokens": (thought + 3) // 4}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     return _Said(model, None if model == "empty" else text, reasoning, finish, usage, model != "malformed")
+
+
+def _form(kind: str, raw: bytes) -> dict[str, tuple[str | None, bytes]] | None:
+    """A multipart/form-data body's fields: name -> (file name, content); None: not such a body."""
+    if not kind.startswith("multipart/form-data"):
+        return None
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(f"Content-Type: {kind}\r\n\r\n".encode() + raw)
+    if not message.is_multipart():
+        return None
+    fields = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if isinstance(name, str):
+            content = part.get_payload(decode=True)
+            fields[name] = (part.get_filename(), content if isinstance(content, bytes) else b"")
+    return fields
+
+
+def _batch_lines(content: bytes) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """A batch input file's requests, and the first problem OpenAI would fail the batch for (None: none)."""
+    lines: list[dict[str, Any]] = []
+    models: set[str] = set()
+    ids: set[str] = set()
+
+    def problem(number: int, message: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return lines, {"code": "invalid_request", "message": message, "param": None, "line": number}
+
+    for number, text in enumerate(content.decode(errors="replace").splitlines(), start=1):
+        try:
+            line = json.loads(text)
+        except ValueError:
+            return problem(number, "the line is not JSON")
+        if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str) or not isinstance(line.get("body"), dict):
+            return problem(number, "a line needs a custom_id and a body")
+        if line.get("method") != "POST" or line.get("url") != BATCH_ENDPOINT:
+            return problem(number, f"a line must POST to {BATCH_ENDPOINT}")
+        if line["custom_id"] in ids:
+            return problem(number, f"custom_id {line['custom_id']!r} is not unique")
+        ids.add(line["custom_id"])
+        models.add(str(line["body"].get("model")))
+        if len(models) > 1:
+            return problem(number, "every request of a batch must name the same model")
+        if line["body"].get("stream"):
+            return problem(number, "a batch request cannot stream")
+        lines.append(line)
+    return (lines, None) if lines else problem(0, "the file holds no request")
 
 
 def _pieces(text: str) -> list[str]:
@@ -279,6 +464,11 @@ class MockServer:
         return self._server.hits
 
     @property
+    def batches_created(self) -> int:
+        """Batches created so far (each `POST /v1/batches`, a failed one included)."""
+        return self._server.batches_created
+
+    @property
     def last_request(self) -> dict[str, Any] | None:
         """The body of the last chat-completion request that parsed (for checking a request's shape)."""
         return self._server.last_request
@@ -299,12 +489,13 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
                       fail_500_every: int = 0, seed: int = 0, api_key: str | None = None,
                       log: Callable[[str], None] | None = None, think_s: float = 10.0, think_per_kchar_s: float = 0.0,
                       chunk_interval_s: float = 0.5, stall_s: float = 0.0, stall_after: int = 1, streaming: str = "on",
-                      reasoning_field: str = "reasoning_content") -> MockServer:
+                      reasoning_field: str = "reasoning_content", batch_delay_s: float = 1.0) -> MockServer:
     """Serve on 127.0.0.1:`port` (0: a free port) from a background thread; `log` gets one line per request.
 
     The thinker thinks `think_s` plus `think_per_kchar_s` per 1000 prompt characters, a reasoning chunk every
     `chunk_interval_s`; a streamed reply pauses `stall_s` after `stall_after` chunks; `streaming` is one of STREAMING;
-    `reasoning_field` names the field reasoning goes in, or is THINK_TAGS (inside the content) or "" (left out).
+    `reasoning_field` names the field reasoning goes in, or is THINK_TAGS (inside the content) or "" (left out); a batch
+    is answered `batch_delay_s` after it was created.
 
     Raises:
         InputError: an unknown behaviour, a setting out of range, or a port that cannot be bound.
@@ -322,6 +513,7 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
             ("--chunk-interval", chunk_interval_s, _seconds(chunk_interval_s) and chunk_interval_s >= 0.001,
              f"give seconds from 0.001 to {MAX_LATENCY_S:g}"),
             ("--stall", stall_s, _seconds(stall_s), seconds),
+            ("--batch-delay", batch_delay_s, _seconds(batch_delay_s), seconds),
             ("--stall-after", stall_after, stall_after >= 0, "give a number of chunks, 0 or more"),
             ("--streaming", streaming, streaming in STREAMING, f"choose {', '.join(STREAMING)}"),
             ("--reasoning-field", reasoning_field, reasoning_field in (THINK_TAGS, "") or reasoning_field.isidentifier(),
@@ -331,7 +523,7 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
     config = _Config(behavior=behavior, latency_s=latency_s, fail_429_every=fail_429_every, fail_500_every=fail_500_every,
                      seed=seed, api_key=api_key, log=log, think_s=think_s, think_per_kchar_s=think_per_kchar_s,
                      chunk_interval_s=chunk_interval_s, stall_s=stall_s, stall_after=stall_after, streaming=streaming,
-                     reasoning_field=reasoning_field)
+                     reasoning_field=reasoning_field, batch_delay_s=batch_delay_s)
     try:
         server = _HTTPServer(port, config)
     except OSError as exc:

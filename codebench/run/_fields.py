@@ -19,11 +19,12 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from ..types import Status, harmless
+from ..types import ReplySource, Status, harmless
 
 MAX_DEPTH = 64  # JSON codebench writes nests a handful of levels; a deeper value only exhausts its readers
 MAX_COUNT = 2**63  # SQLite's integers; a token or step count beyond is not a count
 STATUSES = frozenset(str(status) for status in Status)
+REPLY_SOURCES = frozenset(str(source) for source in ReplySource)
 Check = Callable[[Any], Any]
 Shape = Check | dict[str, Any] | list[Any]
 
@@ -97,6 +98,12 @@ def flag(value: Any) -> bool:
 def status(value: Any) -> str:
     if text(value) not in STATUSES:
         raise Damaged(f"is not a status (one of {', '.join(sorted(STATUSES))})")
+    return value
+
+
+def reply_source(value: Any) -> str:
+    if text(value) not in REPLY_SOURCES:
+        raise Damaged(f"is not where a reply came from (one of {', '.join(sorted(REPLY_SOURCES))})")
     return value
 
 
@@ -198,7 +205,8 @@ def shown(value: Any) -> Any:
 
 
 USAGE = {"model": text, "mode": text, "puzzle": text, "prompt_tokens": count, "completion_tokens": count,
-         "reasoning_tokens": count, "requests?": count, "uncounted?": count}
+         "reasoning_tokens": count, "requests?": count, "uncounted?": count,
+         "reply_source?": reply_source}
 REPLY = {"text?": maybe(text), "error?": maybe(text), "prompt_tokens?": maybe(count), "completion_tokens?": maybe(count),
          "reasoning_tokens?": maybe(count)}
 KEPT = {"completion_tokens?": maybe(count), "turns?": maybe([{"replies": [REPLY]}]), "stdout?": maybe(text),
@@ -222,8 +230,9 @@ FIELDS: dict[str, Check] = {  # by column name: the same name means the same thi
     "completion_tokens": maybe(count), "reasoning_tokens": maybe(count), "latency_s": maybe(number),
     "server_model": maybe(text), "error": maybe(text), "program_key": maybe(text), "read_status": maybe(status),
     "read_detail": maybe(text), "hedged": flag, "format_retries": count, "reasoning": maybe(text), "retried_replies": maybe(parsed([text])),
+    "reply_sources": maybe(parsed([USAGE])),
     "source": maybe(text), "status": status, "detail": text, "issues": parsed([ISSUE]), "cpu_s": maybe(number),
     "wall_s": maybe(number), "peak_mib": maybe(number), "stdout": maybe(text), "stderr": maybe(text),
     "first_illegal_step": maybe(count), "steps_applied": maybe(count), "players": parsed([text]), "record": parsed(RECORD),
-    "void": flag, "attempts": count, "created": number,
+    "void": flag, "attempts": count, "created": number, "keys": parsed([text]), "read": flag,
 }

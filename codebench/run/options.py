@@ -60,6 +60,8 @@ class PriceOption(BaseModel):
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
+    batch_input_per_mtok: float | None = Field(None, ge=0)  # through the Batch API (--batch); None: no batch rate
+    batch_output_per_mtok: float | None = Field(None, ge=0)
 
 
 class _Options(BaseModel):
@@ -208,7 +210,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
         checked = RunOptions.model_validate(given)
     except ValueError as exc:
         raise ConfigError(first_problem(exc, given, origin)) from None
-    check_outputs([(origin.name("out"), Path(checked.out), FOLDER)])
+    cache = None if checked.no_cache or checked.cache is None else Path(checked.cache)
+    check_outputs([(origin.name("out"), Path(checked.out), FOLDER), (origin.name("cache"), cache, FOLDER)])
     levels = parse_range(checked.levels, origin.name("levels"), min(puzzles.LEVELS), max(puzzles.LEVELS)) \
         if isinstance(checked.levels, str) else checked.levels
     secret_option = origin.name("game_secret_file")
@@ -224,8 +227,8 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
     converted = {"models": checked.model_specs(), "system_prompt": system_prompt,
                  "templates": None if checked.templates is None else Path(checked.templates),
                  "puzzles": checked.puzzle_names(), "levels": tuple(levels),
-                 "games": checked.game_names(levels), "opponents": checked.opponent_names(), "out": Path(checked.out),
-                 "prices": {label: Price(price.input_per_mtok, price.output_per_mtok) for label, price in checked.prices.items()}}
+                 "games": checked.game_names(levels), "opponents": checked.opponent_names(), "out": Path(checked.out), "cache": cache,
+                 "prices": {label: Price(**price.model_dump()) for label, price in checked.prices.items()}}
     as_given = {field.name: getattr(checked, field.name) for field in fields(RunSpec)
                 if field.name in RunOptions.model_fields and field.name not in converted}  # the same name, the same value
     return RunSpec(**as_given, **converted, limits=limits_from(checked.cpu, checked.memory), game_secret=secret,

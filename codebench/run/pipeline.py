@@ -4,16 +4,22 @@ The only module that joins the stages. Model calls overlap (async, bounded by ea
 budget gate (`_Budget`: checked as it is sent, charged as its reply arrives); the sandbox takes every sample's program
 as soon as it is read, so all its workers stay busy; judging happens off the event loop; the store is written from the
 event loop alone, results in batches at most WRITE_INTERVAL_S apart. A killed run loses at most what was in flight,
-and a re-run skips whatever is stored.
+and a re-run skips whatever is stored. With a response cache (`--cache`), a request asked before (in any run) is
+answered from it before the gate, free, and a new usable reply is kept there. In batch mode (`--batch`) the gate sends
+each request into the next round of the Batch API (`run.batch`) instead of to the endpoint directly, with no bound on
+requests in flight (a round goes whole).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import platform
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -23,9 +29,9 @@ from puzzles.games import new_secret
 from ..costs import Price, request_cost, stored_prices, total_usage
 from ..errors import BudgetReached, ConfigError, SandboxError
 from ..games.chat import ask_strategy
-from ..games.plan import StrategyJob
+from ..games.plan import ChatEntrant, StrategyJob
 from ..games.table import Table, game_versions, planned
-from ..keys import secret_fingerprint
+from ..keys import content_key, request_key, secret_fingerprint
 from ..modes import Bench, ChatModel, Execution, Judge, Reply, get_mode
 from ..sandbox import SandboxBackend
 from ..types import (
@@ -36,6 +42,7 @@ from ..types import (
     Limits,
     Outcome,
     Program,
+    ReplySource,
     Result,
     Sample,
     SampleJob,
@@ -44,11 +51,14 @@ from ..types import (
     Task,
 )
 from ..version import __version__
+from .batch import BatchClient, Batches
+from .cache import ReplyCache
 from .plan import Plan, scalar_lambda
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan
 
 WRITE_INTERVAL_S = 0.02  # results wait at most this long to be stored together: a killed run loses no more
+LOGGED = logging.getLogger("codebench").warning  # where a run's notes go when no one is told them
 
 
 @dataclass
@@ -61,7 +71,8 @@ class Tracker:
     samples_cached: int = 0
     executions_done: int = 0
     executions_cached: int = 0
-    tokens: int = 0  # prompt + completion of every reply received, game turns included: what the budgets count
+    tokens: int = 0  # prompt + completion of every reply paid for, game turns included: what the budgets count
+    replies_cached: int = 0  # replies found in the response cache (free, and counted in no budget)
     tokens_before: int = 0  # … of what earlier runs into this directory stored (read when a budget counts them)
     cost: float = 0.0  # US dollars of both at the run's prices (counted under --max-cost)
     games_total: int = 0
@@ -132,10 +143,12 @@ def _prices(store: Store, spec: RunSpec) -> dict[str, Price]:
 
 
 async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[str, ChatModel], sandbox: SandboxBackend | None,
-                       tracker: Tracker) -> None:
-    """Do every sample and execution not yet stored.
+                       tracker: Tracker, cache: ReplyCache | None = None, note: Callable[[str], None] = LOGGED) -> None:
+    """Do every sample and execution not yet stored; `cache`: the response cache to answer requests from (`--cache`);
+    `note`: told of each batch submitted or polled (`--batch`).
 
     Raises:
+        ConfigError: --batch with a client that has no Batch API.
         ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
         SandboxError: the sandbox stopped taking programs.
     """
@@ -143,40 +156,49 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     tracker.executions_total, tracker.games_total = plan.executions, len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in (*plan.samples, *plan.strategies))
-    budget = _Budget(spec, store, tracker, clients)
+    batches = _batches(spec, store, clients, note) if spec.batch else None
+    budget = _Budget(spec, store, tracker, clients, cache, batches)
 
     def played(cached: bool, void: bool) -> None:
         tracker.count(games_done=1, games_cached=int(cached), games_void=int(void))
 
     threads = spec.max_connections + (sandbox.capacity if sandbox is not None else 0) + 2
-    seats = {label: budget.gated(label, tally=False) for label in clients}
+    seats = {entrant.label: budget.gated(entrant.model, content_key("seat", entrant.descriptor()), tally=False)
+             for job in plan.matches for entrant in job.entrants if isinstance(entrant, ChatEntrant)}
     table = (Table(store, seats, sandbox, spec.game_limits, store.games_secret() or "", threads, played,
                    lambda: tracker.count(games_held=1)) if plan.matches else None)
+
+    def reused(job: SampleJob | StrategyJob) -> bool:
+        sample = stored.get(job.key)
+        return sample is not None and sample.completion.error is None
 
     async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                   question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
         """The job's sample (`puzzle`: or the game): stored or asked now; None when the budget held a request back."""
         sample = stored.get(job.key)
-        reused = sample is not None and sample.completion.error is None
-        if not reused:
+        if not reused(job):
             sample = await _asked(job, puzzle, instance_id, question)
         if sample is None:
             tracker.count(samples_held=1)
         else:
-            tracker.count(samples_done=1, samples_cached=int(reused))
+            tracker.count(samples_done=1, samples_cached=int(reused(job)))
         return sample
 
     async def _asked(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                      question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
-        model = budget.gated(job.model, tally=True)
+        model = budget.gated(job.model, job.key, tally=True)
         try:
             reply = await question(model)
         except BudgetReached:  # not asked, or a format retry not sent: the conversation is asked anew on a resume
             if model.spent:
                 store.add_spent(replace(usage, mode=job.mode, puzzle=puzzle) for usage in model.spent)
             return None
+        finally:
+            if batches is not None:
+                batches.ended()
         sample = Sample(job.key, job.model, model.base_url, job.mode, puzzle, job.sample, instance_id, job.prompt.text,
-                        job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies)
+                        job.sampling, reply.completion, reply.reading, reply.format_retries, reply.retried_replies,
+                        _by_source(model.spent or (), job.mode, puzzle))
         store.add_sample(sample)
         return sample
 
@@ -192,6 +214,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         if table is not None:
             table.program(job.key, sample)
 
+    if batches is not None:  # every conversation that will ask: a round goes once each of them waits for a reply
+        batches.expect(sum(not reused(job) for job in (*plan.samples, *plan.strategies)))
     writer = asyncio.ensure_future(bench.write())
     tasks = [*(asyncio.ensure_future(one(job)) for job in plan.samples),
              *(asyncio.ensure_future(strategy(job)) for job in plan.strategies)]
@@ -205,6 +229,21 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
             task.cancel()
         if table is not None:
             table.close()
+        if batches is not None:
+            batches.close()
+
+
+def _batches(spec: RunSpec, store: Store, clients: dict[str, ChatModel], note: Callable[[str], None]) -> Batches:
+    """The run's batch rounds.
+
+    Raises:
+        ConfigError: a model's client has no Batch API (a client given to `evaluate` that is not codebench's own).
+    """
+    without = [label for label, client in clients.items() if not isinstance(client, BatchClient)]
+    if without:
+        raise ConfigError(f"--batch needs the Batch API of codebench's own model client; the client of {without[0]} has none: "
+                          "drop --batch, or leave the clients to evaluate")
+    return Batches({label: client for label, client in clients.items() if isinstance(client, BatchClient)}, store, note)
 
 
 class _Budget:
@@ -216,9 +255,13 @@ class _Budget:
     The tracker keeps the sums, so progress shows what the budgets count. Under a budget they start from every reply the
     store counts (earlier runs into the same directory included), so a resume counts what was spent before."""
 
-    def __init__(self, spec: RunSpec, store: Store, tracker: Tracker, clients: dict[str, ChatModel]) -> None:
-        self.spec, self.tracker, self.clients = spec, tracker, clients
-        self.gates = {label: asyncio.Semaphore(spec.max_connections) for label in clients}  # a model's requests in flight
+    def __init__(self, spec: RunSpec, store: Store, tracker: Tracker, clients: dict[str, ChatModel],
+                 cache: ReplyCache | None, batches: Batches | None) -> None:
+        self.spec, self.tracker, self.clients, self.cache, self.batches = spec, tracker, clients, cache, batches
+        # a model's requests in flight: at most max_connections, but a batch's round goes whole
+        self.gates: dict[str, AbstractAsyncContextManager[Any]] = {
+            label: contextlib.nullcontext() if batches is not None else asyncio.Semaphore(spec.max_connections)
+            for label in clients}
         if spec.max_cost is not None or spec.max_tokens_total is not None:
             tracker.tokens_before, cost = total_usage(store.usage(), _prices(store, spec))
             tracker.cost = cost or 0.0
@@ -232,24 +275,27 @@ class _Budget:
             return f"--max-cost {self.spec.max_cost:g}: ${self.tracker.cost:.4f} spent"
         return ""
 
-    def gated(self, model: str, *, tally: bool) -> _Gated:
-        """`model`'s client behind the gate; `tally`: for one conversation, keeping what each reply cost (a game's chat
-        seats keep that in their records)."""
-        return _Gated(self, model, [] if tally else None)
+    def gated(self, model: str, conversation: str, *, tally: bool) -> _Gated:
+        """`model`'s client behind the gate, for the conversations of `conversation` (the key of who asks: a sample's,
+        a game seat's); `tally`: for one conversation, keeping what each reply cost (a game's chat seats keep that in
+        their records)."""
+        return _Gated(self, model, conversation, [] if tally else None)
 
     def charge(self, usage: SampleUsage) -> None:
-        """One reply's tokens, and their cost at its model's price."""
+        """One paid reply's tokens, and their cost at its model's price."""
         self.tracker.count(tokens=usage.prompt_tokens + usage.completion_tokens)
         price = self.spec.prices.get(usage.model)
-        self.tracker.cost += request_cost(usage, price) if price is not None else 0.0
+        self.tracker.cost += (request_cost(usage, price) if price is not None else None) or 0.0
 
 
 class _Gated:
-    """A model's client behind the run's budget gate. A conversation the gate cuts short is held; its tally (`spent`:
-    each reply's tokens) is stored apart (`Store.add_spent`), so a resume's budget and the cost table count it."""
+    """A model's client behind the run's budget gate, with the response cache before it. A conversation the gate cuts
+    short is held; its tally (`spent`: each reply's tokens and where it came from) is stored apart (`Store.add_spent`),
+    so a resume's budget and the cost table count it."""
 
-    def __init__(self, budget: _Budget, model: str, spent: list[SampleUsage] | None) -> None:
+    def __init__(self, budget: _Budget, model: str, conversation: str, spent: list[SampleUsage] | None) -> None:
         self.budget, self.model, self.client, self.spent = budget, model, budget.clients[model], spent
+        self.conversation = conversation
 
     @property
     def base_url(self) -> str:
@@ -257,22 +303,48 @@ class _Gated:
 
     async def complete(self, messages: list[dict[str, Any]], *, temperature: float, max_tokens: int | None,
                        seed: int) -> Completion:
-        """The client's completion, once the gate lets it go.
+        """The reply the cache keeps for this very request, else the client's completion once the gate lets it go (a
+        usable one then kept in the cache).
 
         Raises:
             BudgetReached: a budget is used up; the request was not sent (its sample or game is held for a resume).
         """
-        async with self.budget.gates[self.model]:
-            reached = self.budget.reached()
-            if reached:
-                raise BudgetReached(reached)
-            completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
-            self.budget.charge(SampleUsage(self.model, "", "", *_counted(messages, completion), 0))
+        cache, batches = self.budget.cache, self.budget.batches
+        key = request_key(self.conversation, messages, seed) if cache is not None or batches is not None else ""
+        completion = cache.get(key) if cache is not None else None
+        if completion is not None:
+            self.budget.tracker.count(replies_cached=1)
+        else:
+            async with self.budget.gates[self.model]:
+                reached = self.budget.reached()
+                if reached:
+                    raise BudgetReached(reached)
+                if batches is not None:
+                    completion = await batches.complete(self.model, key, messages, temperature=temperature,
+                                                        max_tokens=max_tokens, seed=seed)
+                else:
+                    completion = await self.client.complete(messages, temperature=temperature, max_tokens=max_tokens,
+                                                            seed=seed)
+                self.budget.charge(SampleUsage(self.model, "", "", *_counted(messages, completion), 0,
+                                               reply_source=completion.reply_source))
+            if cache is not None:
+                cache.put(key, completion)
         if self.spent is not None:
             self.spent.append(SampleUsage(self.model, "", "", completion.prompt_tokens or 0, completion.completion_tokens or 0,
                                           completion.reasoning_tokens or 0,
-                                          uncounted=int(completion.prompt_tokens is None or completion.completion_tokens is None)))
+                                          uncounted=int(completion.prompt_tokens is None or completion.completion_tokens is None),
+                                          reply_source=completion.reply_source))
         return completion
+
+
+def _by_source(replies: Sequence[SampleUsage], mode: str, puzzle: str) -> tuple[SampleUsage, ...]:
+    """The tokens of a conversation's replies that were not asked directly, summed per source (`Sample.reply_sources`)."""
+    sums: dict[str, SampleUsage] = {}
+    for usage in replies:
+        if usage.reply_source != ReplySource.API:
+            before = sums.get(usage.reply_source)
+            sums[usage.reply_source] = replace(usage, mode=mode, puzzle=puzzle) if before is None else before + usage
+    return tuple(sums.values())
 
 
 CHARS_PER_TOKEN = 4  # what a count the server did not give is estimated from: text is rarely denser than this

@@ -161,6 +161,7 @@ class RunUsage:
     reasoning_tokens: int
     requests: int
     uncounted: int  # of the requests, those without a token count (0 in the sums)
+    reply_source: str  # where the replies came from (api, batch, cache): what they cost depends on it
 
 
 @dataclass(frozen=True)

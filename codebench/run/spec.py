@@ -153,6 +153,9 @@ class RunSpec:
     idle_timeout: float = Patience.idle_timeout  # seconds without a byte
     request_timeout: float = Patience.request_timeout or 0.0  # seconds per attempt in all, reply included; 0: none
     max_retries: int = Patience.max_retries
+    # how replies are got (neither changes what is asked, so no key holds them)
+    cache: Path | None = None  # the response cache's folder, shared across runs (None: none)
+    batch: bool = False  # send the requests through the provider's Batch API, a round at a time
     out: Path = Path("runs/default")
     origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
@@ -163,6 +166,8 @@ class RunSpec:
         object.__setattr__(self, "out", Path(self.out))  # a caller's str is as good as a Path
         if self.templates is not None:
             object.__setattr__(self, "templates", Path(self.templates))
+        if self.cache is not None:
+            object.__setattr__(self, "cache", Path(self.cache))
         if self.mode not in (*MODES, BOTH):
             raise ConfigError(f"{name('mode')} {self.mode!r}: choose one of {', '.join((*MODES, BOTH))}")
         if not self.models:
@@ -232,6 +237,11 @@ class RunSpec:
         if self.max_cost is not None and unpriced:
             raise ConfigError(f"{name('max_cost')} needs a price for every model; {unpriced[0]} has none: give {flag('prices')} "
                               f"{unpriced[0]}=INPUT/OUTPUT (US dollars per million tokens)")
+        no_rate = [label for label, price in self.prices.items() if not price.has_batch_rate]
+        if self.batch and no_rate:  # else its batch requests would go uncosted, its budget blind to them
+            raise ConfigError(f"{flag('batch')}: the price of {no_rate[0]} has no batch rate: give {flag('prices')} "
+                              f"{no_rate[0]}=INPUT/OUTPUT/BATCH_INPUT/BATCH_OUTPUT (the Batch API's own dollars per million "
+                              "tokens)")
 
     def _check_games(self) -> None:
         from puzzles.games import get_game
@@ -257,6 +267,9 @@ class RunSpec:
             raise ConfigError(f"{name('opponents')} models: a model meets only the other models of the run, and it has one "
                               f"({self.model_specs[0].label}), so {', '.join(two_player)} would not be played: add ref or random "
                               f"to {flag('opponents')}, or give another {flag('model')}")
+        if self.batch and ModeName.INSTRUCTION in self.modes and self.games:
+            raise ConfigError(f"{flag('batch')}: instruction-mode games are played a request per move, each waiting for the "
+                              f"last, which a batch cannot do: play the games in {flag('mode')} code, or drop {flag('batch')}")
         if ModeName.CODE in self.modes and self.games and self.executor == "ray":
             raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
                               f"cannot: run games with {flag('executor')} local")
@@ -374,6 +387,7 @@ class RunSpec:
         data = asdict(self)
         data["out"] = str(self.out)
         data["templates"] = None if self.templates is None else str(self.templates)
+        data["cache"] = None if self.cache is None else str(self.cache)
         del data["game_secret"], data["origin"]
         return data
 
@@ -632,9 +646,10 @@ OPTIONS = (
     RunOption("game_secret_file", str | None, None, "Games: a file holding the secret that salts every setup and built-in "
               f"player ({MIN_SECRET}+ characters); give runs to be pooled or compared the same file.",
               "a new secret per run, kept in its database", flag_kind=Path),
-    RunOption("prices", dict[str, Any], {}, "MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens "
-              "(repeatable).", "none assumed", takes="a mapping of model label to {input_per_mtok: DOLLARS, "
-              "output_per_mtok: DOLLARS}", flag=("--price",), flag_kind=list[str]),  # each price's type: run/options.py
+    RunOption("prices", dict[str, Any], {}, "MODEL=INPUT/OUTPUT: US dollars per million prompt / completion tokens; "
+              "MODEL=INPUT/OUTPUT/BATCH_INPUT/BATCH_OUTPUT adds the Batch API's (repeatable).", "none assumed", takes="a mapping of model "
+              "label to {input_per_mtok: DOLLARS, output_per_mtok: DOLLARS}, and batch_input_per_mtok, "
+              "batch_output_per_mtok for --batch", flag=("--price",), flag_kind=list[str]),  # each price's type: run/options.py
     RunOption("max_cost", float | None, RunSpec.max_cost, "Stop asking once the run's requests cost this many dollars "
               "(needs a --price for every model).", "no budget", gt=0),
     RunOption("max_tokens_total", int | None, RunSpec.max_tokens_total, "Stop asking once the run's requests hold this "
@@ -645,6 +660,14 @@ OPTIONS = (
               "included; 0: no deadline.", f"{RunSpec.request_timeout:g}", ge=0, le=MAX_TIMEOUT_S),
     RunOption("max_retries", int, RunSpec.max_retries, "Retries of a request that timed out, was cut off or got 429/5xx.",
               ge=0, le=MAX_RETRIES),
+    RunOption("cache", str | None, None, "Folder of a response cache shared across runs: a request asked before, the same "
+              "in every field, is answered from it (free; its tokens shown), a new reply kept for the next run.", "none",
+              takes="a folder", flag_kind=Path),
+    RunOption("no_cache", bool, False, "Ask every request afresh and keep nothing, whatever --cache (or the config) says.",
+              flag=("--no-cache",)),
+    RunOption("batch", bool, RunSpec.batch, "Send the requests through the provider's Batch API (OpenAI's files and "
+              "batches; format retries as a further round): cheaper, slower; a stopped run resumes polling its batches.",
+              flag=("--batch",)),
     RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
 )
 OPTION = {option.name: option for option in OPTIONS}

@@ -1,15 +1,18 @@
-"""The run database: one SQLite file (WAL) per run directory; the only module that imports sqlite3 or holds SQL.
+"""The run database: one SQLite file (WAL) per run directory; with the response cache (`run.cache`), the only module
+that imports sqlite3 or holds SQL.
 
 Typed in and out: records, samples, outcomes and plans go in, samples, statuses and report rows come
 out. Everything is keyed by content hashes (`codebench.keys`), so re-running the same command finds
 finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, code-mode columns),
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
 progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches), 6
-(a match's plays, and who sat in each seat with the tokens it used, in its record) and 7 (whether a reply hedged, as
-its mode decided when it read it). Writers migrate older files in place; readers never write: they migrate a copy in
-memory, so what an older file lacks is computed in one place, the migration, for both. A run directory may be
-anyone's: the readers check each field they take (`_fields`: a wrong one is one error line naming the run, table, row
-and column) and return text made `harmless`, once, here, so that no report format can forget it.
+(a match's plays, and who sat in each seat with the tokens it used, in its record), 7 (whether a reply hedged, as
+its mode decided when it read it) and 8 (the tokens of a sample's requests not asked directly: from the response cache,
+through the Batch API; and the batches a run submitted, with the requests in each). Writers migrate older files in
+place; readers never write: they migrate a copy in memory, so what an older file lacks is computed in one place, the
+migration, for both. A run directory may be anyone's: the readers check each field they take (`_fields`: a wrong one is
+one error line naming the run, table, row and column) and return text made `harmless`, once, here, so that no report
+format can forget it.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from ..types import (
     PlannedCell,
     Program,
     Reading,
+    ReplySource,
     Sample,
     SampleDetail,
     SampleUsage,
@@ -57,11 +61,11 @@ from ..types import (
 from . import _fields
 from ._fields import FIELDS, RUN, Damaged, conform, shown
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 _GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _GAMES, 6: _GAMES, 7: _GAMES}
+          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES | {"batches"}}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
@@ -70,6 +74,8 @@ CREATE TABLE plan_matches (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL,
     players TEXT NOT NULL);
 """
+BATCH_TABLE = ("CREATE TABLE batches (id TEXT PRIMARY KEY, model TEXT NOT NULL, keys TEXT NOT NULL, created REAL NOT NULL, "
+               "read INTEGER NOT NULL DEFAULT 0)")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -81,7 +87,7 @@ CREATE TABLE samples (
     response TEXT, finish_reason TEXT, truncated INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
     latency_s REAL, server_model TEXT, error TEXT, program_key TEXT, read_status TEXT, read_detail TEXT,
     format_retries INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, reasoning TEXT, reasoning_tokens INTEGER,
-    retried_replies TEXT, hedged INTEGER NOT NULL DEFAULT 0);
+    retried_replies TEXT, hedged INTEGER NOT NULL DEFAULT 0, reply_sources TEXT);
 CREATE TABLE programs (key TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE executions (
     key TEXT PRIMARY KEY, program_key TEXT NOT NULL, instance_id TEXT NOT NULL, status TEXT NOT NULL,
@@ -91,7 +97,7 @@ CREATE TABLE plan_samples (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
     instance_id TEXT, sample INTEGER NOT NULL);
 CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
-""" + MATCH_TABLES
+""" + MATCH_TABLES + BATCH_TABLE + ";\n"
 MIGRATE_1_TO_2 = """
 ALTER TABLE samples RENAME COLUMN extract_status TO read_status;
 ALTER TABLE samples RENAME COLUMN extract_detail TO read_detail;
@@ -110,10 +116,11 @@ ALTER TABLE executions ADD COLUMN steps_applied INTEGER;
 """
 MIGRATE_3_TO_4 = "ALTER TABLE samples ADD COLUMN retried_replies TEXT"
 MIGRATE_6_TO_7 = "ALTER TABLE samples ADD COLUMN hedged INTEGER NOT NULL DEFAULT 0"
+MIGRATE_7_TO_8 = "ALTER TABLE samples ADD COLUMN reply_sources TEXT"
 SAMPLE_COLUMNS = ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                   "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
                   "program_key", "read_status", "read_detail", "format_retries", "reasoning", "reasoning_tokens",
-                  "retried_replies", "hedged")
+                  "retried_replies", "hedged", "reply_sources")
 CHUNK = 500  # keys per IN (...) query
 
 
@@ -131,14 +138,37 @@ class PlannedSample:
 
 def match_usage(record: dict[str, Any]) -> list[SampleUsage]:
     """The tokens of a stored game's model seats in instruction mode, as its record holds them (`usage`, per seat; a
-    code-mode seat spent its tokens on its strategy's request, counted with the samples)."""
-    return [_usage(usage) for usage in record.get("usage", []) if usage]
+    code-mode seat spent its tokens on its strategy's request, counted with the samples), each seat's split by where its
+    replies came from (each reply record kept says so, unless it was asked directly)."""
+    kept = record.get("kept", [])
+    found = []
+    for seat, usage in enumerate(record.get("usage", [])):
+        if usage:
+            total = _usage(usage)
+            replies = kept[seat] if seat < len(kept) else {}
+            found += _split(total, [part for source in ReplySource if source != ReplySource.API
+                                    and (part := SampleUsage.of_seat(total.model, total.puzzle, replies, source)).requests])
+    return found
 
 
 def _usage(usage: dict[str, Any]) -> SampleUsage:
-    """One stored usage object (`_fields.USAGE`: a game seat's, or replies spent apart) as a SampleUsage."""
+    """One stored usage object (`_fields.USAGE`: a game seat's, replies spent apart, or a sample's part from one source)
+    as a SampleUsage."""
     return SampleUsage(usage["model"], usage["mode"], usage["puzzle"], usage["prompt_tokens"], usage["completion_tokens"],
-                       usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0))
+                       usage["reasoning_tokens"], usage.get("requests", 1), usage.get("uncounted", 0),
+                       usage.get("reply_source", ReplySource.API))
+
+
+def _split(total: SampleUsage, parts: Sequence[SampleUsage]) -> list[SampleUsage]:
+    """A request's (or a seat's) tokens, as the usage of the replies asked directly (what `parts`, those that came from
+    elsewhere, leave) followed by `parts`: one line per source, so each is priced at its own rate."""
+    if not parts:
+        return [total]
+    rest = SampleUsage(total.model, total.mode, total.puzzle, *(max(0, getattr(total, name) - sum(getattr(part, name) for part in parts))
+                                                                for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens",
+                                                                             "requests", "uncounted")))
+    return [*([rest] if rest.requests else []), *(replace(part, model=total.model, mode=total.mode, puzzle=total.puzzle)
+                                                 for part in parts)]
 
 
 @dataclass(frozen=True)
@@ -367,7 +397,8 @@ class Store:
                   completion.server_model, completion.error, program.key if program else None,
                   None if reading.status is None else str(reading.status), detail, sample.format_retries,
                   completion.reasoning, completion.reasoning_tokens,
-                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None, int(reading.hedged))
+                  json.dumps(list(sample.retried_replies)) if sample.retried_replies else None, int(reading.hedged),
+                  json.dumps([asdict(usage) for usage in sample.reply_sources], sort_keys=True) if sample.reply_sources else None)
         with self._transaction() as db:
             if program is not None:
                 db.execute("INSERT OR IGNORE INTO programs VALUES (?, ?)", (program.key, program.source))
@@ -414,14 +445,10 @@ class Store:
         """Add the tokens of replies no stored sample or game holds: a conversation the run's budget cut short (its sample
         or game is held, and asked anew on a resume), a void game (played again). `usage` counts them with the rest, so
         a resume's budget and the cost table count every reply that was paid for."""
-        spent = {(u.model, u.mode, u.puzzle): u for u in self.spent()}  # the event loop is the one writer
+        spent = {(u.model, u.mode, u.puzzle, u.reply_source): u for u in self.spent()}  # the event loop is the one writer
         for usage in usages:
-            before = spent.get((usage.model, usage.mode, usage.puzzle))
-            spent[usage.model, usage.mode, usage.puzzle] = usage if before is None else replace(
-                before, prompt_tokens=before.prompt_tokens + usage.prompt_tokens,
-                completion_tokens=before.completion_tokens + usage.completion_tokens,
-                reasoning_tokens=before.reasoning_tokens + usage.reasoning_tokens, requests=before.requests + usage.requests,
-                uncounted=before.uncounted + usage.uncounted)
+            before = spent.get((usage.model, usage.mode, usage.puzzle, usage.reply_source))
+            spent[usage.model, usage.mode, usage.puzzle, usage.reply_source] = usage if before is None else before + usage
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('spent', ?)",
                        (json.dumps([asdict(usage) for usage in spent.values()], sort_keys=True),))
@@ -437,6 +464,23 @@ class Store:
         except Damaged as exc:
             raise self._damaged(f"its record of tokens spent outside stored replies is not what codebench writes: {exc}") from None
         return [_usage(usage) for usage in spent]
+
+    def add_batch(self, batch_id: str, model: str, keys: Sequence[str]) -> None:
+        """Remember a batch as soon as it is created: the model it asks and the keys of its requests (`keys.request_key`),
+        so that a run stopped before its replies arrive polls it again instead of submitting its requests anew."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, 0)",
+                       (batch_id, model, json.dumps(list(keys)), time.time()))
+
+    def batches_read(self, batch_ids: Iterable[str]) -> None:
+        """Remember that these batches' replies were read (their errors stored): a later run asks those again."""
+        with self._transaction() as db:
+            db.executemany("UPDATE batches SET read = 1 WHERE id = ?", [(batch_id,) for batch_id in batch_ids])
+
+    def batches(self, model: str) -> list[tuple[str, frozenset[str], bool]]:
+        """The batches submitted for `model`, oldest first: (id, the keys of its requests, whether its replies were read)."""
+        return [(batch_id, frozenset(keys), read) for batch_id, keys, read in self._select(
+            "batches", ("id", "keys", "read"), "WHERE model = ? ORDER BY created, rowid", (model,))]
 
     def matches_played(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` of games stored with a result (not void)."""
@@ -592,20 +636,23 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {key: (SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries,
-                                    (1 + retries) * (prompt is None or completion is None)))
-                  for key, model, mode, puzzle, prompt, completion, reasoning, retries in self._select(
+        stored = {key: _split(SampleUsage(model, mode, puzzle, prompt or 0, completion or 0, reasoning or 0, 1 + retries,
+                                          (1 + retries) * (prompt is None or completion is None)),
+                              [_usage(part) for part in sources or ()])
+                  for key, model, mode, puzzle, prompt, completion, reasoning, retries, sources in self._select(
                       "samples", ("key", "model", "mode", "puzzle", "prompt_tokens", "completion_tokens", "reasoning_tokens",
-                                  "format_retries"), "ORDER BY created")}
+                                  "format_retries", "reply_sources"), "ORDER BY created")}
         usages = []
         for planned in plan.samples:
             if planned.key in stored:
-                usages.append(replace(stored.pop(planned.key), model=planned.model, mode=planned.mode, puzzle=planned.puzzle))
+                usages += [replace(usage, model=planned.model, mode=planned.mode, puzzle=planned.puzzle)
+                           for usage in stored.pop(planned.key)]
         games = self.game_rows()
         played = {row.key for row in games}
         earlier = [record for key, record in self._select("matches", ("key", "record"), "WHERE void = 0 ORDER BY created")
                    if harmless(key) not in played]
-        return (shown([*usages, *stored.values()]) + [usage for row in games for usage in match_usage(row.record)]
+        usages += [usage for split in stored.values() for usage in split]
+        return (shown(usages) + [usage for row in games for usage in match_usage(row.record)]
                 + shown([usage for record in earlier for usage in match_usage(record)] + self.spent()))
 
     def instance_facts(self) -> list[InstanceFacts]:
@@ -688,14 +735,14 @@ class _Reply:
 def _sample(row: tuple[Any, ...]) -> Sample:
     (key, model, base_url, mode, puzzle, instance_id, index, prompt, params, response, finish_reason, truncated,
      prompt_tokens, completion_tokens, latency_s, server_model, error, program_key, read_status, read_detail,
-     format_retries, reasoning, reasoning_tokens, retried_replies, hedged, source) = row
+     format_retries, reasoning, reasoning_tokens, retried_replies, hedged, reply_sources, source) = row
     completion = Completion(response or "", finish_reason, bool(truncated), prompt_tokens, completion_tokens, latency_s or 0.0,
                             server_model, error, reasoning, reasoning_tokens)
     program = Program(program_key, source) if program_key is not None and source is not None else None
     reading = Reading(Status(read_status) if read_status else None, read_detail or "", program, hedged)
     return Sample(key, model, base_url, mode, puzzle, index, instance_id, prompt,
                   Sampling(params["temperature"], params["max_tokens"], params["seed"]), completion, reading, format_retries,
-                  tuple(retried_replies or ()))
+                  tuple(retried_replies or ()), tuple(_usage(usage) for usage in reply_sources or ()))
 
 
 COPY_ATTEMPTS = 10  # copies of a store a writer keeps folding its log into before a reader gives up
@@ -796,6 +843,9 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             db.execute(MIGRATE_3_TO_4)  # the replies that got a format retry: not kept before
         if version < 7:
             _migrate_6_to_7(db)
+        if version < 8:
+            db.execute(MIGRATE_7_TO_8)  # every reply was asked directly before
+            db.execute(BATCH_TABLE)  # and no batch submitted
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
         db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it

@@ -96,7 +96,7 @@ TABLES: dict[str, tuple[str, ...]] = {  # the schema codebench writes (checked a
     "samples": ("key", "model", "base_url", "mode", "puzzle", "instance_id", "sample", "prompt", "params", "response",
                 "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "latency_s", "server_model", "error",
                 "program_key", "read_status", "read_detail", "format_retries", "created", "reasoning", "reasoning_tokens",
-                "retried_replies", "hedged"),
+                "retried_replies", "hedged", "reply_sources"),
     "programs": ("key", "source"),
     "executions": ("key", "program_key", "instance_id", "status", "detail", "issues", "cpu_s", "wall_s", "peak_mib", "stdout",
                    "stderr", "created", "first_illegal_step", "steps_applied"),
@@ -104,6 +104,7 @@ TABLES: dict[str, tuple[str, ...]] = {  # the schema codebench writes (checked a
     "plan_instances": ("position", "puzzle", "instance_id"),
     "matches": ("key", "game", "level", "seed", "players", "record", "void", "created", "attempts"),
     "plan_matches": ("position", "key", "game", "level", "seed", "players"),
+    "batches": ("id", "model", "keys", "created", "read"),
 }
 
 

@@ -32,7 +32,7 @@ LAYERS = {
 CONFINED = {  # third-party package -> the only modules (or packages) that may import it
     "openai": ("codebench.model.client",),
     "docker": ("codebench.sandbox",),
-    "sqlite3": ("codebench.run.store",),
+    "sqlite3": ("codebench.run.store", "codebench.run.cache"),  # the run database; the response cache shared across runs
     "RestrictedPython": ("codebench.sandbox",),
     "psutil": ("codebench.sandbox",),
     "typer": ("codebench.cli",),

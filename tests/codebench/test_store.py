@@ -143,9 +143,12 @@ def test_a_schema_5_games_store_keeps_its_instruction_seats_tokens_and_counts_ea
     store.record_plan(StoredPlan({}, Limits(), (), {}, (planned,)), [], {})
     store.add_match(planned, record, False)
     store.close()
-    with sqlite3.connect(path) as db:  # back to version 5: no attempts or hedged column, no entries or usage in the record
+    with sqlite3.connect(path) as db:  # back to version 5: no attempts, hedged or reply_sources column, no batches table,
+        # no entries or usage in the record
         db.execute("ALTER TABLE matches DROP COLUMN attempts")
         db.execute("ALTER TABLE samples DROP COLUMN hedged")
+        db.execute("ALTER TABLE samples DROP COLUMN reply_sources")
+        db.execute("DROP TABLE batches")
         db.execute("PRAGMA user_version = 5")
     expected = [SampleUsage("a", "instruction", "cardnim", 22, 8, 2, 2)]
     reader = Store.for_reading(path)
@@ -168,8 +171,10 @@ def test_a_schema_6_store_gets_whether_each_reply_hedged_from_its_text_once(tmp_
         store.add_sample(Sample(key, "m", "http://x/v1", "instruction", "hanoi", 0, "hanoi/L1/s0", "[]", Sampling(0.0, None, 0),
                                 Completion(text, "stop", False, 5, 6, 0.1, None, None), Reading(Status.NO_ANSWER, "")))
     store.close()
-    with sqlite3.connect(path) as db:  # back to version 6: no hedged column
+    with sqlite3.connect(path) as db:  # back to version 6: no hedged or reply_sources column, no batches
         db.execute("ALTER TABLE samples DROP COLUMN hedged")
+        db.execute("ALTER TABLE samples DROP COLUMN reply_sources")
+        db.execute("DROP TABLE batches")
         db.execute("PRAGMA user_version = 6")
     before = path.read_bytes()
     reader = Store.for_reading(path)
