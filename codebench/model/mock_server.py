@@ -84,6 +84,9 @@ def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+NOT_AN_OBJECT = _error("the body is not a JSON object", "invalid_request_error", None)
+
+
 def _text(content: object) -> str:
     """A message's text: a string, or the text parts of a content list."""
     if isinstance(content, list):
@@ -267,12 +270,9 @@ class _Handler(BaseHTTPRequestHandler):
         if config.fail_500_every and hit % config.fail_500_every == 0:
             return self._send(500, _error("The server had an error (injected).", "server_error", None))
         time.sleep(config.latency_s)
-        try:
-            request = json.loads(raw)
-        except ValueError:
-            request = None
-        if not isinstance(request, dict):
-            return self._send(400, _error("the body is not a JSON object", "invalid_request_error", None))
+        request = _json_object(raw)
+        if request is None:
+            return self._send(400, NOT_AN_OBJECT)
         self.server.last_request = request
         said = _answer(request, config)
         if not isinstance(said, _Said):
@@ -295,12 +295,9 @@ class _Handler(BaseHTTPRequestHandler):
                                               None))
             return self._send(200, self.server.add_file(fields["file"][0] or "upload.jsonl", "batch", fields["file"][1]))
         if path == "/v1/batches":
-            try:
-                request = json.loads(raw)
-            except ValueError:
-                request = None
-            if not isinstance(request, dict):
-                return self._send(400, _error("the body is not a JSON object", "invalid_request_error", None))
+            request = _json_object(raw)
+            if request is None:
+                return self._send(400, NOT_AN_OBJECT)
             return self._send(*self.server.create_batch(request))
         batch = self.server.batch(path.split("/")[3], cancel=True)
         if batch is None:
@@ -360,6 +357,15 @@ def _answer(request: dict[str, Any], config: _Config) -> tuple[int, dict[str, An
         usage["completion_tokens_details"] = {"reasoning_tokens": (thought + 3) // 4}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     return _Said(model, None if model == "empty" else text, reasoning, finish, usage, model != "malformed")
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    """A request body's JSON object; None when it is not JSON or not an object."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _form(kind: str, raw: bytes) -> dict[str, tuple[str | None, bytes]] | None:
