@@ -175,13 +175,13 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
     async def ask(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
                   question: Callable[[ChatModel], Awaitable[Reply]]) -> Sample | None:
         """The job's sample (`puzzle`: or the game): stored or asked now; None when the budget held a request back."""
-        sample = stored.get(job.key)
-        if not reused(job):
+        sample, found = stored.get(job.key), reused(job)
+        if not found:
             sample = await _asked(job, puzzle, instance_id, question)
         if sample is None:
             tracker.count(samples_held=1)
         else:
-            tracker.count(samples_done=1, samples_cached=int(reused(job)))
+            tracker.count(samples_done=1, samples_cached=int(found))
         return sample
 
     async def _asked(job: SampleJob | StrategyJob, puzzle: str, instance_id: str | None,
