@@ -1,7 +1,7 @@
 """codebench sandbox supervisor: the trusted process that runs untrusted solver programs.
 
-Standard library only; runs inside a worker container (or, for the weaker `local` backend, as a
-host subprocess). It reads length-prefixed JSON requests on stdin and writes replies on stdout,
+Standard library only; runs inside a worker container (or, for the `local` backend, in bubblewrap's namespaces).
+It reads length-prefixed JSON requests on stdin and writes replies on stdout, or on a unix socket (`--channel`),
 a channel no solver process can reach:
 
   {"op": "hello"}                                                    → {"ready": true, ...}
@@ -9,12 +9,13 @@ a channel no solver process can reach:
   {"op": "run", "instance": <JSON>}                                  → one fresh forked process per instance
   {"op": "start", "setup": <JSON>, "game": {...}}                   → a game's player: Strategy(setup) in one child
   {"op": "act", "observation": <JSON>}                               → the player's next move, under the move's budgets
-  {"op": "end"}                                                      → the game is over: kill the player, clean up
+  {"op": "end"}                                                      → the game is over: stop the player, clean up
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
-Every solver process is a direct child of this supervisor, forked from its warm interpreter. Before
-running untrusted code the child takes fresh stdio pipes and a private result pipe (fd 3), closes
-every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
+Every solver process is a direct child of this supervisor, forked from its warm interpreter, each
+ahead of its task once the slate is proven clean (a spare, made while the host reads our reply). Before
+running untrusted code the child takes fresh stdio pipes, a private result pipe (fd 3) and a request
+pipe (fd 4, its task), closes every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
 (our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
 solver; after every run each process of the solver uid is killed and its scratch files removed.
 """
@@ -33,6 +34,7 @@ import resource
 import select
 import selectors
 import signal
+import socket
 import struct
 import sys
 import time
@@ -51,7 +53,8 @@ _EXIT = os._exit
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: every child calls prctl before it runs the program
 HEADER = struct.Struct(">I")
 RESULT_FD = 3
-REQUEST_FD = 4  # a player child reads its observations here, one length-prefixed frame each
+REQUEST_FD = 4  # a child reads its task here, and a player its observations: one length-prefixed frame each
+EXIT_GRACE_S = 0.1  # a player told its game is over exits in well under a millisecond; one still there is killed
 CORES = len(os.sched_getaffinity(0))  # how many CPU seconds the program can burn per second of wall time
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
 SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
@@ -63,23 +66,43 @@ CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLA
              "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
+class Channel:
+    """Where the host's requests come from and our replies go: our stdin and stdout, or (`--channel PATH`) a unix
+    socket the host listens on, bound into the sandbox where only root can reach it: no container engine in between."""
+
+    incoming = sys.stdin.buffer
+    outgoing = sys.stdout.buffer
+
+    @classmethod
+    def dial(cls, path: str) -> None:
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(path)
+        cls.incoming, cls.outgoing = connection.makefile("rb"), connection.makefile("wb")
+
+
 def send(message: dict, attachment: bytes | memoryview = b"") -> None:
     """One JSON frame; `attachment` (an answer's raw bytes) follows as a frame of its own, never re-encoded."""
     data = json.dumps({**message, "attachment": len(attachment)}).encode()
     frames = HEADER.pack(len(data)) + data + HEADER.pack(len(attachment))
     if len(attachment) <= SMALL_ATTACHMENT:  # one write, one stream frame for the host to read
-        sys.stdout.buffer.write(frames + attachment)
+        Channel.outgoing.write(frames + attachment)
     else:  # a large answer is written from where it lies, never copied
-        sys.stdout.buffer.write(frames)
-        sys.stdout.buffer.write(attachment)
-    sys.stdout.buffer.flush()
+        Channel.outgoing.write(frames)
+        Channel.outgoing.write(attachment)
+    Channel.outgoing.flush()
 
 
 def receive() -> dict | None:
-    header = sys.stdin.buffer.read(HEADER.size)
-    if len(header) < HEADER.size:
+    frame = _frame(Channel.incoming)
+    return None if frame is None else json.loads(frame)
+
+
+def _frame(stream) -> bytes | None:
+    """One length-prefixed frame from `stream` (None at its end)."""
+    size = stream.read(HEADER.size)
+    if len(size) < HEADER.size:
         return None
-    return json.loads(sys.stdin.buffer.read(HEADER.unpack(header)[0]))
+    return stream.read(HEADER.unpack(size)[0])
 
 
 class Capture:
@@ -103,21 +126,51 @@ class Capture:
         return (self.head + middle + self.tail).decode("utf-8", "backslashreplace")
 
 
-class Player:
-    """The host-side record of one game's player child: its pipes, output, pending frame bytes and CPU."""
+class Child:
+    """Our record of one forked child: its pipes, its output, the frames it wrote, and (a game's player) its game.
+
+    A child is forked ahead of its task (a spare, made while the host reads our last reply): it enters the sandbox,
+    then waits for one task frame on REQUEST_FD (a source to probe, an instance to solve, or a game's setup to play)
+    and only then runs the program. Its selector lives as long as it does: a move costs no new epoll.
+    """
 
     TICK = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, pid: int, fds: dict, request: int, game: dict, base: float | None, ooms: int) -> None:
-        self.pid, self.fds, self.request, self.game = pid, fds, request, game
-        self.base = base  # the solver's CPU counted in the cgroup before the fork (None: no cgroup)
-        self.ooms = ooms  # the cgroup's memory kills before the fork: any more by its stop were of its processes
+    def __init__(self, pid: int, fds: dict, request: int) -> None:
+        self.pid, self.fds, self.request = pid, fds, request
         self.pidfd = os.pidfd_open(pid)
+        self.selector = selectors.DefaultSelector()
+        for name, fd in fds.items():
+            self.selector.register(fd, selectors.EVENT_READ, name)
+        self.selector.register(self.pidfd, selectors.EVENT_READ, "exit")
+        self.pending = b""  # frame bytes not yet taken by the request pipe
+        self.writing = False  # the request pipe is watched for room while bytes are pending
         self.captures = {"stdout": Capture(), "stderr": Capture()}
         self.result = bytearray()
         self.closed: set = set()  # streams at end of file
-        self.game_cpu = 0.0
         self.status: dict | None = None  # set once the child is reaped
+        self.game: dict = {}  # a player's budgets: game_cpu_s, move_cpu_s, move_wall_s
+        self.base: float | None = None  # the solver's CPU counted in the cgroup as its game began (None: no cgroup)
+        self.ooms = 0  # the cgroup's memory kills as its game began: any more by its stop were of its processes
+        self.game_cpu = 0.0
+
+    def send(self, payload: bytes) -> None:
+        """Queue one frame for the child and write what its pipe takes now; `write` goes on as it takes more."""
+        self.pending += HEADER.pack(len(payload)) + payload
+        self.write()
+
+    def write(self) -> None:
+        try:
+            self.pending = self.pending[os.write(self.request, self.pending):]
+        except BlockingIOError:
+            pass
+        except BrokenPipeError:  # it stopped reading (SIGPIPE is ignored): it has exited, or the budgets stop it
+            self.pending = b""
+        if self.pending and not self.writing:
+            self.selector.register(self.request, selectors.EVENT_WRITE, "request")
+        elif self.writing and not self.pending:
+            self.selector.unregister(self.request)
+        self.writing = bool(self.pending)
 
     def frame(self) -> bytearray | None:
         """The first whole frame the player wrote, taken out of the buffer (None: not yet)."""
@@ -138,6 +191,19 @@ class Player:
             return sum(int(value) for value in fields[11:15]) / self.TICK
         except (OSError, ValueError, IndexError):
             return 0.0
+
+    def drain(self, take) -> None:
+        """Keep what the child's pipes already hold (never wait for an end of file a grandchild may hold open)."""
+        for name, fd in self.fds.items():
+            for _ in range(64):
+                data = None if name in self.closed else _read(fd)
+                if not data or take(name, data, self.captures, self.result):
+                    break
+
+    def close(self) -> None:
+        self.selector.close()
+        for fd in (*self.fds.values(), self.request, self.pidfd):
+            _quietly(os.close, fd)
 
 
 class Reserve:
@@ -169,8 +235,7 @@ class Reserve:
         if pid == 0:
             try:
                 os.closerange(0, os.sysconf("SC_OPEN_MAX"))
-                with open("/proc/self/oom_score_adj", "w") as handle:
-                    handle.write(str(self.SCORE))
+                _oom_score(self.SCORE)
                 _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with us
                 held = b"\1" * self.SIZE  # touched: charged to the cgroup
                 while held:
@@ -188,10 +253,13 @@ class Supervisor:
         self.scratch = scratch
         self.wipe = wipe
         self.cgroup = cgroup
+        self.cpu_counter = _CpuCounter(cgroup)
         self.code = None
         self.entry = "solve"
         self.limits: dict = {}
-        self.player: Player | None = None
+        self.player: Child | None = None
+        self.spare: Child | None = None
+        self.slate_clean = False  # proven at the last clean: a spare is forked only onto a clean slate
         self.reserve = Reserve(cgroup is not None and solver is not None)
         self.reserve.hold()
 
@@ -199,8 +267,9 @@ class Supervisor:
     def load(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """Compile and import the program in a child first (under its limits: a compile that recurses, or eats
         memory, fails there as the program's own); only a program that compiled there is compiled here."""
+        self.discard_spare()  # forked with the program before: a spare holds what was loaded when it was made
         self.entry, self.limits, self.code = request["entry"], request["limits"], None
-        facts, body = self.execute(None, request["source"])
+        facts, body = self.execute({"source": request["source"]})
         if facts["result"].get("kind") != "syntax_error" and not facts["killed"] and not facts["oom"]:
             try:
                 self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
@@ -211,30 +280,30 @@ class Supervisor:
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
         if self.code is None:
             return {"error": "no program loaded"}, b""
-        facts, body = self.execute(json.dumps(request["instance"]).encode())
+        facts, body = self.execute({"instance": request["instance"]})
         return {"facts": facts}, body
+
+    def prepare(self) -> None:
+        """Between requests, while the host reads our reply: fork the next child, so that it has entered the sandbox
+        when its task comes. Only onto a slate proven clean, and never beside a game's player."""
+        if self.spare is None and self.player is None and self.code is not None and self.slate_clean:
+            self.spare = self.fork_child()
 
     # -- a game: one long-lived player child ---------------------------------------------------
     def start(self, request: dict) -> tuple[dict, bytes | memoryview]:
-        """Fork the game's player: it imports the program and builds `Strategy(setup)`, then answers one observation
-        per `act`. Its game CPU is the cgroup's count from the fork on (`player_cpu`), its CPU rlimit (whole seconds)
-        only a backstop; each move's CPU and wall time are measured and capped here."""
+        """The game's player: a child imports the program and builds `Strategy(setup)`, then answers one observation
+        per `act`. Its game CPU is the cgroup's count from the setup sent on (`player_cpu`), its CPU rlimit (whole
+        seconds) only a backstop; each move's CPU and wall time are measured and capped here."""
         if self.code is None:
             return {"error": "no program loaded"}, b""
         self.end_player()
-        pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
-        game = request["game"]  # game_cpu_s, move_cpu_s, move_wall_s
-        base, ooms = self.solver_cpu(), self.oom_kills()
-        pid = os.fork()
-        if pid == 0:
-            self.player_child(json.dumps(request["setup"]).encode(), pipes, game)
-        for name, (read_end, write_end) in pipes.items():
-            os.close(read_end if name == "request" else write_end)
-        fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
-        for fd in (*fds.values(), pipes["request"][1]):
-            os.set_blocking(fd, False)
-        self.player = Player(pid, fds, pipes["request"][1], game, base, ooms)
-        return self.exchange(b"")
+        player = self.take_child()
+        player.game = game = request["game"]  # game_cpu_s, move_cpu_s, move_wall_s
+        player.base, player.ooms = self.solver_cpu(), self.oom_kills()
+        self.player = player
+        # only a backstop, well above the budget: the kernel's tick-sampled CPU, which RLIMIT_CPU counts in whole seconds,
+        # ran up to 13% ahead of the exact count the budget binds (`player_cpu`) for a syscall-heavy loop on a busy machine
+        return self.exchange(json.dumps({"setup": request["setup"], "cpu_s": math.ceil(1.5 * game["game_cpu_s"]) + 1}).encode())
 
     def act(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """The player's next move; a player already stopped (it exited as it answered) gives what it wrote before, then
@@ -244,30 +313,24 @@ class Supervisor:
         return self.exchange(json.dumps(request["observation"]).encode())
 
     def end(self, request: dict) -> tuple[dict, bytes | memoryview]:
-        """The game is over: the player and all it started are killed, its output excerpts given, the slate cleaned."""
+        """The game is over: the player and all it started are stopped, its output excerpts given, the slate cleaned."""
         facts = self.end_player()
         cleaning = time.monotonic()
         facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
         return {"facts": {"result": {"kind": "ended"}, **facts}}, b""
 
     def exchange(self, payload: bytes) -> tuple[dict, bytes | memoryview]:
-        """Send the player one frame (none at start) and watch it until it answers one frame, exits or breaks a budget.
-        The facts are this move's: its CPU and wall time, and the game's CPU so far (`player_cpu`: what the player burnt
-        between moves counts, and a player already over the game's budget gets no next move); a player that stopped also
-        gets its exit status."""
+        """Send the player one frame and watch it until it answers one frame, exits or breaks a budget. The facts are
+        this move's: its CPU and wall time, and the game's CPU so far (`player_cpu`: what the player burnt between moves
+        counts, and a player already over the game's budget gets no next move); a player that stopped also gets its exit
+        status."""
         player, limits = self.player, self.player.game
-        pending = HEADER.pack(len(payload)) + payload if payload else b""
         started, before = time.monotonic(), self.player_cpu(player)
-        selector = selectors.DefaultSelector()
-        for name, fd in player.fds.items():
-            if name not in player.closed:
-                selector.register(fd, selectors.EVENT_READ, name)
-        selector.register(player.pidfd, selectors.EVENT_READ, "exit")
-        if pending:
-            selector.register(player.request, selectors.EVENT_WRITE, "request")
-        frame = None
         killed = "game_cpu_limit" if before > limits["game_cpu_s"] else None
         exited = player.status is not None
+        if killed is None and not exited:
+            player.send(payload)
+        frame = None
         game_cpu = before
         while frame is None and killed is None and not exited:
             remaining = started + limits["move_wall_s"] - time.monotonic()
@@ -275,36 +338,15 @@ class Supervisor:
                 killed = "wall_limit"
                 break
             left = min(limits["move_cpu_s"] - (game_cpu - before), limits["game_cpu_s"] - game_cpu)
-            for key, _ in selector.select(min(remaining, 0.1, max(0.005, left / CORES))):  # sooner as a budget nears
-                if key.data == "exit":
-                    exited = True
-                elif key.data == "request":
-                    try:
-                        pending = pending[os.write(player.request, pending):]
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:  # it stopped reading (SIGPIPE is ignored): it has exited, or the budgets stop it
-                        pending = b""
-                    if not pending:
-                        selector.unregister(player.request)
-                else:
-                    data = _read(key.fd)
-                    if data == b"":
-                        selector.unregister(key.fd)
-                        player.closed.add(key.data)
-                    elif data:
-                        killed = self.take(key.data, data, player.captures, player.result) or killed
+            exited, killed = self.pump(player, min(remaining, 0.1, max(0.005, left / CORES)))  # sooner as a budget nears
             frame = player.frame()
             game_cpu = self.player_cpu(player)
             if game_cpu - before > limits["move_cpu_s"]:
                 killed = killed or "cpu_limit"
             elif game_cpu > limits["game_cpu_s"]:
                 killed = killed or "game_cpu_limit"
-        selector.close()
         if frame is None:  # it exited or was stopped: what it wrote before still counts
-            for name, fd in player.fds.items():
-                while name not in player.closed and (data := _read(fd)):
-                    self.take(name, data, player.captures, player.result)
+            player.drain(self.take)
             frame = player.frame()
         game_cpu = self.player_cpu(player)
         header, body = parse_result(frame, self.limits["answer_bytes"]) if frame is not None else ({"kind": "none"}, b"")
@@ -314,13 +356,36 @@ class Supervisor:
             facts.update(self.stop_player())
         return {"facts": facts}, body
 
-    def stop_player(self) -> dict:
-        """Kill the player and all it started; its exit status and whether the kernel killed any of its processes for
-        memory (read before our kill), kept for the next call."""
+    def pump(self, child: Child, timeout: float) -> tuple[bool, str | None]:
+        """Wait up to `timeout` for the child: write what its request pipe takes, keep what it wrote. Returns whether it
+        has exited, and the kill reason when an output crossed its cap."""
+        exited, killed = False, None
+        for key, _ in child.selector.select(timeout):
+            if key.data == "exit":
+                exited = True
+            elif key.data == "request":
+                child.write()
+            else:
+                data = _read(key.fd)
+                if data == b"":
+                    child.selector.unregister(key.fd)
+                    child.closed.add(key.data)
+                elif data:
+                    killed = self.take(key.data, data, child.captures, child.result) or killed
+        return exited, killed
+
+    def stop_player(self, grace_s: float = 0.0) -> dict:
+        """Stop the player and all it started; its exit status and whether the kernel killed any of its processes for
+        memory (read before our kill), kept for the next call. With `grace_s`, the player is first told the game is over
+        (its request pipe closed: our loop in it exits), and killed only if it is not gone by then."""
         player = self.player
         if player.status is None:
             oom = self.oom_kills() > player.ooms
-            self.kill_solver()
+            if grace_s:
+                os.close(player.request)
+                player.request = -1
+            if not (grace_s and select.select([player.pidfd], [], [], grace_s)[0]):
+                self.kill_solver()
             _, status, usage = os.wait4(player.pid, 0)
             player.status = {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                              "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -328,46 +393,136 @@ class Supervisor:
         return dict(player.status)
 
     def end_player(self) -> dict:
-        """Stop the player if there is one, close its pipes, and give its status and the game's output excerpts."""
+        """Stop the player if there is one, close its pipes, and give its status and the game's output excerpts. What it
+        left running is killed by the clean-up that follows."""
         player = self.player
         if player is None:
             return {}
-        self.player_cpu(player)  # the game's CPU to its end (what it left running included), counted before our kill
-        facts = self.stop_player()
-        for name, fd in player.fds.items():
-            while name not in player.closed and (data := _read(fd)):
-                self.take(name, data, player.captures, player.result)
-            os.close(fd)
-        os.close(player.request)
-        os.close(player.pidfd)
+        self.player_cpu(player)  # the game's CPU to its end (what it left running included), counted before it stops
+        facts = self.stop_player(grace_s=EXIT_GRACE_S)
+        player.drain(self.take)
+        player.close()
         self.player = None
         captures = player.captures
         return {**facts, "game_cpu_s": round(player.game_cpu, 4),
                 "stdout": captures["stdout"].text(), "stdout_bytes": captures["stdout"].total,
                 "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total}
 
-    def player_child(self, setup: bytes, pipes: dict, game: dict) -> None:
-        """In the forked child: become the solver, build the strategy, then answer observations. Never returns."""
-        # only a backstop, well above the budget: the kernel's tick-sampled CPU, which RLIMIT_CPU counts in whole seconds,
-        # ran up to 13% ahead of the exact count the budget binds (`player_cpu`) for a syscall-heavy loop on a busy machine
-        self.enter(pipes, math.ceil(1.5 * game["game_cpu_s"]) + 1)
+    # -- children ------------------------------------------------------------------------------
+    def fork_child(self) -> Child:
+        """Fork a child that enters the sandbox and waits for its task (`child_main`)."""
+        pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
+        pid = os.fork()
+        if pid == 0:
+            self.child_main(pipes)
+        for name, (read_end, write_end) in pipes.items():
+            os.close(read_end if name == "request" else write_end)
+        fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
+        for fd in (*fds.values(), pipes["request"][1]):
+            os.set_blocking(fd, False)
+        return Child(pid, fds, pipes["request"][1])
+
+    def take_child(self) -> Child:
+        """The spare, if it is alive and waiting; else a child forked now."""
+        spare, self.spare = self.spare, None
+        if spare is not None and not select.select([spare.pidfd], [], [], 0)[0]:
+            return spare
+        if spare is not None:  # gone before its task (the sandbox would not take it): reaped, and one forked anew
+            os.waitpid(spare.pid, 0)
+            spare.close()
+        return self.fork_child()
+
+    def discard_spare(self) -> None:
+        """Let the spare go: it runs only our code until its task comes, so its request pipe closed, it exits."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        os.close(spare.request)
+        spare.request = -1
+        if not select.select([spare.pidfd], [], [], 1.0)[0]:
+            self.kill_solver()
+        os.waitpid(spare.pid, 0)
+        spare.close()
+
+    def execute(self, task: dict) -> tuple[dict, bytes | memoryview]:
+        """Hand a child `task` (a source to compile and import, or an instance to solve) and watch it to its exit;
+        returns the facts and the answer's bytes."""
+        child = self.take_child()
+        oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
+        started = time.monotonic()
+        child.send(json.dumps({**task, "cpu_s": int(self.limits["cpu_s"])}).encode())
+        facts, body = self.watch(child, started, cpu_before)
+        facts["oom"] = self.oom_kills() > oom_before
+        cleaning = time.monotonic()
+        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
+        return facts, body
+
+    def child_main(self, pipes: dict) -> None:
+        """In the forked child: enter the sandbox, wait for the task, then run untrusted code. Never returns."""
+        self.enter(pipes)
         sys.stdout = stdout = open(1, "w", closefd=False)
         sys.stderr = stderr = open(2, "w", closefd=False)
         result, requests = open(RESULT_FD, "wb", closefd=False), open(REQUEST_FD, "rb", closefd=False)
+        try:
+            task = json.loads(_frame(requests))
+            resource.setrlimit(resource.RLIMIT_CPU, (task["cpu_s"], task["cpu_s"] + 1))  # lowered: hard = soft + 1
+        except BaseException:  # noqa: B036 — no task (a spare let go), or the sandbox not set up: no result frame
+            _EXIT(0)
+        if "setup" in task:
+            self.play(task["setup"], stdout, stderr, result, requests)
+        else:
+            self.solve(task, stdout, stderr, result)
+
+    def solve(self, task: dict, stdout, stderr, result) -> None:
+        """Compile `task`'s source (a load's probe) or solve its instance with the loaded program. Never returns."""
+        header: dict = {"kind": "answer"}
+        body = b""
+        if "source" in task:
+            try:
+                self.code = compile(task["source"], "solver.py", "exec", dont_inherit=True)
+            except BaseException as exc:  # noqa: B036 — SyntaxError, NUL bytes, RecursionError, MemoryError: all the program's
+                header = compile_failure(exc)
+        try:
+            if header["kind"] != "answer":
+                raise _Reported
+            entry = self.import_program()
+            if not callable(entry):
+                header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}()"}
+            elif "instance" not in task:
+                header = {"kind": "loaded"}
+            else:
+                answer = entry(task["instance"])
+                try:
+                    body = json.dumps(answer, allow_nan=False).encode()
+                except (TypeError, ValueError, RecursionError) as exc:
+                    header = {"kind": "not_json", "type": type(answer).__name__[:100], "message": _text(exc)}
+        except _Reported:
+            pass
+        except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
+            header = {"kind": "exception", "type": type(exc).__name__[:100], "message": _text(exc), "traceback": _traceback()}
+        _flush(stdout, stderr)
+        try:
+            result.write(json.dumps(header).encode() + b"\n" + body)
+            result.flush()
+        finally:
+            _EXIT(0)  # bound at start-up: the program may have replaced os._exit
+
+    def play(self, setup, stdout, stderr, result, requests) -> None:
+        """Build the strategy, then answer observations, a frame each. Never returns."""
         header, body = {"kind": "ready"}, b""
         try:
             entry = self.import_program()
             if not callable(entry):
                 header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}"}
                 raise _Reported
-            strategy = entry(json.loads(setup))
+            strategy = entry(setup)
             while True:
                 _flush(stdout, stderr)
                 _reply(result, header, body)
-                size = requests.read(HEADER.size)
-                if len(size) < HEADER.size:
+                observation = _frame(requests)
+                if observation is None:  # the game is over
                     _EXIT(0)
-                move = strategy.act(json.loads(requests.read(HEADER.unpack(size)[0])))
+                move = strategy.act(json.loads(observation))
                 try:
                     header, body = {"kind": "answer"}, json.dumps(move, allow_nan=False).encode()
                 except (TypeError, ValueError, RecursionError) as exc:
@@ -384,74 +539,18 @@ class Supervisor:
         finally:
             _EXIT(0)
 
-    # -- one child -----------------------------------------------------------------------------
-    def execute(self, instance: bytes | None, source: str | None = None) -> tuple[dict, bytes | memoryview]:
-        """Fork a child that imports the program (compiling `source` first if given) and solves `instance` unless
-        None; returns the facts and the answer's bytes."""
-        pipes = {name: os.pipe() for name in ("stdout", "stderr", "result")}
-        oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
-        started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            self.child(instance, pipes, source)
-        for _, write_end in pipes.values():
-            os.close(write_end)
-        facts, body = self.watch(pid, {name: fds[0] for name, fds in pipes.items()}, started, cpu_before)
-        facts["oom"] = self.oom_kills() > oom_before
-        cleaning = time.monotonic()
-        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
-        return facts, body
-
-    def child(self, instance: bytes | None, pipes: dict, source: str | None) -> None:
-        """In the forked child: become the solver, then run untrusted code. Never returns."""
-        self.enter(pipes, int(self.limits["cpu_s"]))
-        sys.stdout = stdout = open(1, "w", closefd=False)
-        sys.stderr = stderr = open(2, "w", closefd=False)
-        result = open(RESULT_FD, "wb", closefd=False)
-        header: dict = {"kind": "answer"}
-        body = b""
-        if source is not None:
-            try:
-                self.code = compile(source, "solver.py", "exec", dont_inherit=True)
-            except BaseException as exc:  # noqa: B036 — SyntaxError, NUL bytes, RecursionError, MemoryError: all the program's
-                header = compile_failure(exc)
-        try:
-            if header["kind"] != "answer":
-                raise _Reported
-            entry = self.import_program()
-            if not callable(entry):
-                header = {"kind": "no_code", "message": f"the program defines no callable {self.entry}()"}
-            elif instance is None:
-                header = {"kind": "loaded"}
-            else:
-                answer = entry(json.loads(instance))
-                try:
-                    body = json.dumps(answer, allow_nan=False).encode()
-                except (TypeError, ValueError, RecursionError) as exc:
-                    header = {"kind": "not_json", "type": type(answer).__name__[:100], "message": _text(exc)}
-        except _Reported:
-            pass
-        except BaseException as exc:  # noqa: B036 — every way the program can fail is a verdict
-            header = {"kind": "exception", "type": type(exc).__name__[:100], "message": _text(exc), "traceback": _traceback()}
-        _flush(stdout, stderr)
-        try:
-            result.write(json.dumps(header).encode() + b"\n" + body)
-            result.flush()
-        finally:
-            _EXIT(0)  # bound at start-up: the program may have replaced os._exit
-
-    def enter(self, pipes: dict, cpu: int) -> None:
-        """Become the solver: fresh stdio and result pipes (and a player's request pipe), no other descriptor, the
-        rlimits and the solver uid. The sandbox not set up means no result frame: reported as no_result."""
+    def enter(self, pipes: dict) -> None:
+        """Become the solver: fresh stdio, result and request pipes, no other descriptor, the rlimits and the solver
+        uid. The sandbox not set up means no result frame: reported as no_result."""
         try:
             os.setsid()
-            sources = [os.open(os.devnull, os.O_RDONLY), pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1]]
-            sources += [pipes["request"][0]] if "request" in pipes else []
+            sources = [os.open(os.devnull, os.O_RDONLY), pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1],
+                       pipes["request"][0]]
             lifted = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in sources]  # above every target: no dup2 clobbers a source
             for target, fd in enumerate(lifted):  # 0 null, 1 stdout, 2 stderr, RESULT_FD, REQUEST_FD
                 os.dup2(fd, target)
             os.closerange(len(lifted), os.sysconf("SC_OPEN_MAX"))
-            self.restrict(cpu)
+            self.restrict()
             os.chdir(self.scratch)
         except BaseException:  # noqa: B036
             os._exit(70)
@@ -467,18 +566,15 @@ class Supervisor:
         exec(self.code, namespace)
         return namespace.get(self.entry)
 
-    def restrict(self, cpu: int) -> None:
-        """rlimits (hard = soft, so the solver cannot raise them), then the solver identity."""
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    def restrict(self) -> None:
+        """rlimits (hard = soft, so the solver cannot raise them), then the solver identity. The CPU rlimit comes with
+        the task; the environment is the supervisor's own, set once at its start (`CHILD_ENV`)."""
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.limits["file_bytes"],) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         if self.limits.get("address_space_bytes"):
             resource.setrlimit(resource.RLIMIT_AS, (self.limits["address_space_bytes"],) * 2)
-        with open("/proc/self/oom_score_adj", "w") as handle:  # the solver dies first, never us
-            handle.write("1000")
-        os.environ.clear()
-        os.environ.update(CHILD_ENV, HOME=self.scratch, TMPDIR=self.scratch)
+        _oom_score(1000)  # the solver dies first, never us
         if self.solver is not None:
             uid, gid = self.solver
             resource.setrlimit(resource.RLIMIT_NPROC, (self.limits["processes"],) * 2)
@@ -490,50 +586,27 @@ class Supervisor:
         _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
 
     # -- watching ------------------------------------------------------------------------------
-    def watch(self, pid: int, fds: dict, started: float, cpu_before: float | None) -> tuple[dict, bytes | memoryview]:
-        """Drain the child's pipes under the caps until it exits or we kill it."""
+    def watch(self, child: Child, started: float, cpu_before: float | None) -> tuple[dict, bytes | memoryview]:
+        """Feed the child its task and drain its pipes under the caps until it exits or we kill it."""
         limits = self.limits
-        captures = {"stdout": Capture(), "stderr": Capture()}
-        result = bytearray()
-        killed = None
-        selector = selectors.DefaultSelector()
-        for name, fd in fds.items():
-            os.set_blocking(fd, False)
-            selector.register(fd, selectors.EVENT_READ, name)
-        pidfd = os.pidfd_open(pid)
-        selector.register(pidfd, selectors.EVENT_READ, "exit")
         deadline = started + limits["wall_s"]
-        exited = False
+        exited, killed = False, None
         while not exited and killed is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 killed = "wall_limit"
                 break
-            for key, _ in selector.select(min(remaining, 0.1)):
-                if key.data == "exit":
-                    exited = True
-                    continue
-                data = _read(key.fd)
-                if data == b"":
-                    selector.unregister(key.fd)
-                elif data:
-                    killed = self.take(key.data, data, captures, result) or killed
+            exited, killed = self.pump(child, min(remaining, 0.1))
             used = self.cgroup_cpu()
             if cpu_before is not None and used is not None and used - cpu_before > limits["cpu_s"] + 0.5:
-                killed = "cpu_limit"  # CPU of every process the program started, not just the child
+                killed = killed or "cpu_limit"  # CPU of every process the program started, not just the child
         if killed:
             self.kill_solver()
-        for name, fd in fds.items():  # what is already buffered; never wait for EOF a grandchild may hold
-            for _ in range(64):
-                data = _read(fd)
-                if not data or self.take(name, data, captures, result):
-                    break
-        selector.close()
-        os.close(pidfd)
-        _, status, usage = os.wait4(pid, 0)
-        for fd in fds.values():
-            os.close(fd)
-        header, body = parse_result(result, limits["answer_bytes"])
+        child.drain(self.take)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.close()
+        header, body = parse_result(child.result, limits["answer_bytes"])
+        captures = child.captures
         return {
             "result": header,
             "killed": killed,
@@ -568,6 +641,7 @@ class Supervisor:
         left = count()
         if left == 0 and self.slate_is_clean():
             self.reserve.hold()
+            self.slate_clean = True
             return {"leftovers": 0, "survivors": 0, "clean": True}  # the common case costs no extra fork
         if self.solver is None:
             _kill_descendants()
@@ -576,7 +650,7 @@ class Supervisor:
             _as_solver(self.solver, self.reset_as_solver)
         _reap_orphans()
         survivors = count()
-        clean = survivors == 0 and self.slate_is_clean()
+        self.slate_clean = clean = survivors == 0 and self.slate_is_clean()
         if clean:
             self.reserve.hold()
         return {"leftovers": left, "survivors": survivors, "clean": clean}
@@ -611,8 +685,8 @@ class Supervisor:
                 continue
         return 0
 
-    def player_cpu(self, player: Player) -> float:
-        """The game's CPU so far: the solver CPU the cgroup counted since the player's fork, so every process it started
+    def player_cpu(self, player: Child) -> float:
+        """The game's CPU so far: the solver CPU the cgroup counted since its game began, so every process it started
         counts, between moves and after exiting too (without a cgroup: the player's own and its reaped children's).
         Frozen once the player is stopped: our kill's CPU is not its."""
         if player.status is None:
@@ -630,21 +704,33 @@ class Supervisor:
         return group - own.ru_utime - own.ru_stime
 
     def cgroup_cpu(self) -> float | None:
-        if self.cgroup is None:
+        return self.cpu_counter.read()
+
+
+class _CpuCounter:
+    """The cgroup's CPU seconds (v1 cpuacct.usage or v2 cpu.stat), read from a file kept open: a pread, not an open."""
+
+    def __init__(self, cgroup: str | None) -> None:
+        self.fd: int | None = None
+        self.nanoseconds = False
+        for name, nanoseconds in (("cpuacct/cpuacct.usage", True), ("cpu.stat", False)):
+            try:
+                self.fd = os.open(os.path.join(cgroup, name), os.O_RDONLY) if cgroup is not None else None
+            except OSError:
+                continue
+            self.nanoseconds = nanoseconds
+            break
+
+    def read(self) -> float | None:
+        if self.fd is None:
             return None
         try:
-            with open(os.path.join(self.cgroup, "cpuacct", "cpuacct.usage")) as handle:
-                return int(handle.read()) / 1e9
-        except OSError:
-            pass
-        try:
-            with open(os.path.join(self.cgroup, "cpu.stat")) as handle:
-                for line in handle:
-                    if line.startswith("usage_usec "):
-                        return int(line.split()[1]) / 1e6
-        except OSError:
-            pass
-        return None
+            text = os.pread(self.fd, 4096, 0)
+            if self.nanoseconds:
+                return int(text) / 1e9
+            return next(int(line.split()[1]) / 1e6 for line in text.splitlines() if line.startswith(b"usage_usec "))
+        except (OSError, ValueError, IndexError, StopIteration):
+            return None
 
 
 def _flush(*streams) -> None:
@@ -721,6 +807,15 @@ def _traceback() -> str:
         return ""
 
 
+def _oom_score(value: int) -> None:
+    """Set this process's oom_score_adj: bytes straight to the file, no text layer built in a fresh child."""
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
+
+
 def _prctl(option: int, value: int) -> None:
     _LIBC.prctl(option, value, 0, 0, 0)
 
@@ -731,8 +826,7 @@ def _as_solver(solver: tuple[int, int], action) -> None:
     pid = os.fork()
     if pid == 0:
         try:
-            with open("/proc/self/oom_score_adj", "w") as handle:
-                handle.write("1000")
+            _oom_score(1000)
             os.setgroups([])
             os.setgid(solver[1])
             os.setuid(solver[0])
@@ -889,10 +983,15 @@ def main() -> None:
     parser.add_argument("--scratch", default="/tmp/work", help="the solver's working folder")
     parser.add_argument("--wipe", default="/tmp", help="folder emptied of the solver's files after each run")
     parser.add_argument("--cgroup", help="cgroup folder for OOM and CPU counters (e.g. /sys/fs/cgroup)")
+    parser.add_argument("--channel", help="a unix socket to speak on instead of stdin and stdout")
     args = parser.parse_args()
+    if args.channel:
+        Channel.dial(args.channel)
     solver = (args.solver_uid, args.solver_gid if args.solver_gid is not None else args.solver_uid) if args.solver_uid is not None else None
     if solver is None:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the program become ours to kill
+    os.environ.clear()  # every child's environment, set once: a fork inherits it
+    os.environ.update(CHILD_ENV, HOME=args.scratch, TMPDIR=args.scratch)
     supervisor = Supervisor(solver, args.scratch, args.wipe, args.cgroup)
     if solver is None:
         os.makedirs(args.scratch, exist_ok=True)
@@ -906,8 +1005,10 @@ def main() -> None:
         handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run, "start": supervisor.start,
                    "act": supervisor.act, "end": supervisor.end}.get(request.get("op"))
         send(*(handler(request) if handler else ({"error": f"unknown op {request.get('op')!r}"}, b"")))
+        supervisor.prepare()
     # leave nothing of the solver behind, then say whether that is proven: the next session shares this uid
     supervisor.end_player()
+    supervisor.discard_spare()
     send({"bye": True, **supervisor.clean()})
 
 

@@ -1,28 +1,32 @@
 """Docker backend: a few warm, hardened worker containers, each running the trusted supervisor.
 
 The only module that imports the docker SDK. Container creation stays off the hot path: a
-program is loaded once per container (one `docker exec`), then each instance costs one fork.
+program is loaded once per container (one `docker exec`), then each instance costs one fork, and
+the supervisor's frames travel over a unix socket it dials back on, never through the engine.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
+import shutil
 import socket
-import struct
+import tempfile
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import docker
 import docker.errors
 import requests
-from docker.types import LogConfig, Ulimit
+from docker.types import LogConfig, Mount, Ulimit
 
 from ..errors import SandboxError, SandboxUnavailableError
 from ..types import MIB, Limits
 from ._pool import PooledBackend, WorkerPool
-from ._session import Session, SessionBroken
+from ._session import READY_TIMEOUT_S, Session, SessionBroken, SocketTransport
 
 IMAGE = "codebench-sandbox:latest"
 API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still serve it
@@ -31,6 +35,7 @@ API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still
 # runs on one host do not share one either (the supervisor needs no user account for it).
 SOLVER_UIDS = range(20000, 60000)
 LABEL = "org.codebench"  # every container carries {LABEL}.owner, {LABEL}.run, {LABEL}.role
+CHANNELS = "/run/codebench"  # in a worker: the host's folder of session sockets, read-only, reachable by root alone
 
 
 def supervisor_command(solver_uid: int) -> list[str]:
@@ -97,68 +102,6 @@ def hardening(limits: Limits) -> dict[str, Any]:
     }
 
 
-class ExecTransport:
-    """A supervisor started with `docker exec`, over the engine's multiplexed stream socket."""
-
-    def __init__(self, client: docker.DockerClient, container_id: str, solver_uid: int) -> None:
-        exec_id = client.api.exec_create(container_id, supervisor_command(solver_uid), stdin=True, stdout=True,
-                                         stderr=True)["Id"]
-        self.response = client.api.exec_start(exec_id, socket=True)
-        self.sock: socket.socket = getattr(self.response, "_sock", self.response)
-        self.buffer = bytearray()
-
-    def send(self, data: bytes) -> None:
-        try:
-            self.sock.sendall(data)
-        except OSError as exc:
-            raise SessionBroken(f"exec stream closed: {exc}") from None
-
-    def recv_exact(self, size: int, deadline: float) -> bytes:
-        while len(self.buffer) < size:
-            stream, payload = self._frame(deadline)
-            if stream == 1:  # stdout carries our frames; stderr is the supervisor's own complaints
-                self.buffer += payload
-        data = bytes(self.buffer[:size])
-        del self.buffer[:size]
-        return data
-
-    def _frame(self, deadline: float) -> tuple[int, bytes]:
-        stream, _, _, _, size = struct.unpack(">BBBBI", self._read(8, deadline))
-        return stream, self._read(size, deadline)
-
-    def _read(self, size: int, deadline: float) -> bytes:
-        chunks, needed = [], size
-        while needed:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise SessionBroken("supervisor did not answer in time")
-            self.sock.settimeout(remaining)
-            try:
-                chunk = self.sock.recv(min(needed, 1 << 20))
-            except TimeoutError:
-                raise SessionBroken("supervisor did not answer in time") from None
-            except OSError as exc:
-                raise SessionBroken(f"exec stream failed: {exc}") from None
-            if not chunk:
-                raise SessionBroken("supervisor exited")
-            chunks.append(chunk)
-            needed -= len(chunk)
-        return b"".join(chunks)
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        held = getattr(self.response, "_response", None)  # the HTTP response docker-py keeps alive
-        for resource in (held, self.response, self.sock):
-            try:
-                if resource is not None:
-                    resource.close()
-            except (OSError, ValueError):  # already closed underneath
-                pass
-
-
 class DockerWorker:
     """One warm hardened container; recycled (removed and recreated) whenever it misbehaves, never after close()."""
 
@@ -168,6 +111,8 @@ class DockerWorker:
         self.solver_uid = solver_uid
         self.container: Any = None
         self.closed = False
+        self.channels = Path(tempfile.mkdtemp(prefix="codebench-channels-"))  # root's, 0700: bound at CHANNELS read-only
+        self.sessions = itertools.count()
         self.start()
 
     def start(self) -> None:
@@ -175,8 +120,9 @@ class DockerWorker:
             raise SandboxError("the worker is closed")
         labels = {f"{LABEL}.owner": owner_label(), f"{LABEL}.run": self.run_id, f"{LABEL}.role": "worker"}
         try:  # created, then started: `containers.run` would try to pull a missing image (there is no registry here)
-            self.container = self.client.containers.create(self.image, labels=labels, cpuset_cpus=self.cpuset,
-                                                           **hardening(self.limits))
+            self.container = self.client.containers.create(
+                self.image, labels=labels, cpuset_cpus=self.cpuset, **hardening(self.limits),
+                mounts=[Mount(CHANNELS, str(self.channels), type="bind", read_only=True)])
             self.container.start()
         except docker.errors.ImageNotFound:
             raise SandboxUnavailableError(f"image {self.image} is missing; build it: codebench sandbox build") from None
@@ -184,12 +130,37 @@ class DockerWorker:
             raise SandboxError(f"cannot start a worker container: {exc}") from None
 
     def open_session(self) -> Session:
+        """A supervisor started with `docker exec`, speaking over a unix socket it dials back on: its frames never pass
+        through the engine (one exec per program; every instance and move then costs no engine round trip)."""
         if self.container is None:  # a recycle that failed: try again now
             self.start()
-        try:
-            return Session(ExecTransport(self.client, self.container.id, self.solver_uid))
-        except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
-            raise SandboxError(f"docker exec failed: {exc}") from None
+        name = f"{next(self.sessions)}.sock"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(str(self.channels / name))
+            listener.listen(1)
+            try:
+                exec_id = self.client.api.exec_create(self.container.id, [*supervisor_command(self.solver_uid), "--channel",
+                                                      f"{CHANNELS}/{name}"], stdin=False, stdout=False, stderr=False)["Id"]
+                self.client.api.exec_start(exec_id, detach=True)
+                connection = self._called_back(listener, exec_id)
+            except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+                raise SandboxError(f"docker exec failed: {exc}") from None
+            finally:
+                (self.channels / name).unlink(missing_ok=True)
+        return Session(SocketTransport(connection))
+
+    def _called_back(self, listener: socket.socket, exec_id: str) -> socket.socket:
+        """The supervisor's connection, or SessionBroken once its exec has ended without one (or never made one)."""
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        listener.settimeout(0.25)
+        while time.monotonic() < deadline:
+            try:
+                return listener.accept()[0]
+            except TimeoutError:
+                state = self.client.api.exec_inspect(exec_id)
+                if not state["Running"] and state["ExitCode"] is not None:
+                    raise SessionBroken(f"the supervisor exited (status {state['ExitCode']}) before it called back") from None
+        raise SessionBroken("the supervisor did not call back in time")
 
     def recycle(self) -> None:
         self._remove()
@@ -198,6 +169,7 @@ class DockerWorker:
     def close(self) -> None:
         self.closed = True
         self._remove()
+        shutil.rmtree(self.channels, ignore_errors=True)
 
     def _remove(self) -> None:
         container, self.container = self.container, None

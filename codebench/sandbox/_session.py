@@ -1,6 +1,6 @@
 """The host side of one supervisor session: length-prefixed JSON frames over a byte transport.
 
-Transports: a local subprocess's pipes, or a `docker exec` stream. A broken or garbled session raises
+Transports: a local subprocess's pipes, or a unix socket a supervisor in a container dials back on. A broken or garbled session raises
 SessionBroken; the backend then recycles its worker and the instance is retried, never lost.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import socket
 import struct
 import subprocess
 import time
@@ -79,6 +80,46 @@ class PipeTransport:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+class SocketTransport:
+    """A supervisor that dialled back over a unix socket (`--channel`): frames go straight to it, through no engine."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.buffer = bytearray()
+
+    def send(self, data: bytes) -> None:
+        try:
+            self.connection.sendall(data)
+        except OSError as exc:
+            raise SessionBroken(f"supervisor channel closed: {exc}") from None
+
+    def recv_exact(self, size: int, deadline: float) -> bytes:
+        while len(self.buffer) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SessionBroken("supervisor did not answer in time")
+            self.connection.settimeout(remaining)
+            try:
+                chunk = self.connection.recv(1 << 20)
+            except TimeoutError:
+                raise SessionBroken("supervisor did not answer in time") from None
+            except OSError as exc:
+                raise SessionBroken(f"supervisor channel failed: {exc}") from None
+            if not chunk:
+                raise SessionBroken("supervisor exited")
+            self.buffer += chunk
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+    def close(self) -> None:
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.connection.close()
 
 
 class Session:

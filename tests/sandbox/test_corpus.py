@@ -221,8 +221,14 @@ def test_no_signal_leaves_the_solver(sandbox: SandboxBackend):
     assert_clean_slate(sandbox, "signal_outside.py")
 
 
-SOLVER_PROCESSES = ("import os, sys; "
-                    "print(sum(os.stat(f'/proc/{p}').st_uid == int(sys.argv[1]) for p in os.listdir('/proc') if p.isdigit()))")
+# the solver uid's processes but the supervisor's spare: its one direct child, made ahead of the next task (a program's
+# leftover is never the supervisor's child: the child that started it was reaped, so it went to the container's init)
+SOLVER_PROCESSES = ("import os, sys\n"
+                    "def parent(p): return open(f'/proc/{p}/stat').read().rpartition(')')[2].split()[1]\n"
+                    "def supervisor(p): return b'supervisor.py' in open(f'/proc/{p}/cmdline', 'rb').read()\n"
+                    "mine = [p for p in os.listdir('/proc') if p.isdigit() and os.stat(f'/proc/{p}').st_uid == int(sys.argv[1])]\n"
+                    "spares = [p for p in mine if supervisor(parent(p))]\n"
+                    "print(len(mine) - min(len(spares), 1))")
 
 
 def test_nothing_left_after_the_corpus(sandbox: SandboxBackend):
