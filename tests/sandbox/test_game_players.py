@@ -17,9 +17,9 @@ import pytest
 
 from codebench.games.match import ProgramSeat, void
 from codebench.keys import program_key
-from codebench.sandbox import SandboxBackend, get_backend
+from codebench.sandbox import HeldWorker, SandboxBackend, get_backend
 from codebench.sandbox._docker import LABEL, connect, owner_label
-from codebench.types import GameLimits, Limits, Program
+from codebench.types import Facts, GameLimits, Limits, Program
 from puzzles.games import GameRecord, StrategyPlayer, get_game, play
 
 from .test_corpus import source as corpus_source
@@ -210,6 +210,48 @@ def test_a_player_signals_nothing_outside(sandbox: SandboxBackend) -> None:
         signal.signal(signal.SIGCONT, previous)
     assert record.statuses == ("legal", "legal") and record.failed is None, (record.details, record.kept[0])
     assert received == []
+
+
+class EndRecorded:
+    """A held worker that keeps the facts of the game's end (ProgramSeat keeps only its output excerpts)."""
+
+    def __init__(self, held: HeldWorker) -> None:
+        self.held, self.loaded = held, held.loaded
+        self.ended: Facts | None = None
+
+    def start(self, setup: dict, game: GameLimits) -> Facts:
+        return self.held.start(setup, game)
+
+    def act(self, observation: object, game: GameLimits) -> Facts:
+        return self.held.act(observation, game)
+
+    def end(self) -> Facts:
+        self.ended = self.held.end()
+        return self.ended
+
+    def release(self) -> None:
+        self.held.release()
+
+
+LINGER = strategy("import sys, time\n        sys.modules['__main__']._EXIT = lambda code: time.sleep(1000)")
+
+
+@pytest.mark.parametrize(("source", "exit_code", "killed_by"), [(strategy(), 0, None), (LINGER, None, signal.SIGKILL)],
+                         ids=["leaves", "lingers"])
+def test_a_player_told_its_game_is_over_leaves_or_is_killed(sandbox: SandboxBackend, source: str, exit_code: int | None,
+                                                             killed_by: int | None) -> None:
+    """A game's end closes the player's request pipe and the loop in it exits; one that will not (it replaced the exit
+    that loop calls) is killed after the grace. Either way the slate is proven clean and the next game is played."""
+    held = EndRecorded(sandbox.reserve(Program(program_key(source), source, "Strategy")))
+    try:
+        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
+        record = play(CARDNIM, CARDNIM.setup(2, 0), seats)
+    finally:
+        held.release()
+    assert record.statuses == ("legal", "legal"), record
+    assert held.ended is not None and (held.ended.exit_code, held.ended.signal) == (exit_code, killed_by), held.ended
+    assert (held.ended.clean, held.ended.survivors, held.ended.infra_error) == (True, 0, None), held.ended
+    assert against_reference(sandbox, strategy()).statuses == ("legal", "legal")
 
 
 OUTLIVE = strategy("import os, time\n        if os.fork() == 0:\n            os.setsid()\n            time.sleep(1000)")

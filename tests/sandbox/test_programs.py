@@ -52,3 +52,12 @@ def test_non_json_return_is_a_rule_violation(sandbox: SandboxBackend, returned: 
     outcome = judge(sandbox.run(f"def solve(instance):\n    return {returned}\n", [instance])[0], hanoi, instance, LIMITS)
     assert (outcome.status, outcome.detail) == (Status.RULE_VIOLATION, "not_json")
     assert f"returned a {kind} value, which is not JSON" in outcome.issues[0].message
+
+
+@pytest.mark.parametrize("size", [10, 3 << 20])
+def test_an_instance_of_any_size_reaches_the_program_whole(sandbox: SandboxBackend, size: int) -> None:
+    """The task travels to a child made ahead of it over a pipe that holds 64 KiB: a larger one is written as the child
+    reads, and a large and a small one alternate on the same worker."""
+    instances = [{"text": "x" * size, "n": n} for n in range(2)] + [{"text": "y", "n": 2}]
+    facts = sandbox.run("def solve(instance):\n    return [len(instance['text']), instance['n']]\n", instances)
+    assert [f.result.get("answer") for f in facts] == [f"[{size}, 0]".encode(), f"[{size}, 1]".encode(), b"[1, 2]"], facts
