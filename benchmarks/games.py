@@ -1,22 +1,32 @@
-"""The isolation's cost per move: code-mode games through the sandbox against the same strategy run in-process.
+"""The isolation's cost per move, measured side by side in one run against its floor, a bare pipe round trip.
 
-One strategy program (RubyRisks, a one-player game of 3–16 moves, and CardNim against the reference) plays the
-same seeded games twice in one run, side by side: as a program in the sandbox (one long-lived child per game,
-its moves over the supervisor's channel) and as the same class instantiated in this process. Printed: games and
-moves per second each way, and the sandbox's added milliseconds per game and per move (the game's start and
-cleanup spread over its moves: RubyRisks' longer games show the channel's own cost closer).
-Run: `.venv/bin/python benchmarks/games.py [--backend docker|local] [--games N]`.
+One strategy program per game (RubyRisks, a one-player game of 3–16 moves, and CardNim against the reference) plays
+the same seeded games: as the same class instantiated in this process, and as a program in the sandbox through the
+local (bubblewrap) and the Docker backend (one long-lived child per game, its moves over the supervisor's channel).
+The floor: one JSON-framed request and reply between this process and a child process over two pipes.
+
+Each way's seat is timed (the program's own share of a game: its start, moves and end; the engine and the reference
+cost the same either way), and the ways take turns ten games at a time, so the shared machine's drift falls on all.
+Printed per game and way: games and moves per second of the program's own time; then the sandbox's added time per
+move (its start and clean-up spread over its moves), as a multiple of the floor, split into what a move's round trip
+adds and what a game's start and end add. Bars (issue 30): the added time per
+move ≤ 10× the floor on the local backend, ≤ 20× on Docker. Exit status 1 when a bar is missed.
+Run: `.venv/bin/python benchmarks/games.py [--games N] [--backends local,docker]` (Docker needs the engine and image).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
+import struct
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path[0] = str(Path(__file__).resolve().parents[1])  # this folder must not shadow the packages
 
 from codebench.games.match import ProgramSeat  # noqa: E402
 from codebench.keys import program_key  # noqa: E402
@@ -30,6 +40,54 @@ PROGRAMS = {
     "cardnim": "class Strategy:\n    def __init__(self, setup):\n        pass\n    def act(self, observation):\n"
                "        return {'card': max(c for c in observation['my_cards'] if c <= observation['stones'])}\n",
 }
+BARS = {"local": 10.0, "docker": 20.0}  # added time per move, as a multiple of the pipe round trip
+HEADER = struct.Struct(">I")
+ECHO = ("import json, struct, sys\nH = struct.Struct('>I')\nsource, sink = sys.stdin.buffer, sys.stdout.buffer\n"
+        "while (size := source.read(4)):\n    data = json.dumps({'answer': json.loads(source.read(H.unpack(size)[0]))}).encode()\n"
+        "    sink.write(H.pack(len(data)) + data)\n    sink.flush()\n")
+
+
+def pipe_round_trip(count: int = 3000) -> float:
+    """Seconds for one JSON-framed request and reply with a child process over two pipes (the median)."""
+    child = subprocess.Popen([sys.executable, "-I", "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    times = []
+    for index in range(count):
+        started = time.perf_counter()
+        data = json.dumps({"observation": {"boxes": 3, "turn": index}}).encode()
+        child.stdin.write(HEADER.pack(len(data)) + data)
+        child.stdin.flush()
+        (size,) = HEADER.unpack(child.stdout.read(4))
+        json.loads(child.stdout.read(size))
+        times.append(time.perf_counter() - started)
+    child.stdin.close()
+    child.wait()
+    return statistics.median(times[count // 10:])
+
+
+class TimedSeat:
+    """A seat whose calls are timed: the program's own share of a game, apart from the engine's and the reference's
+    (which are the same either way, and noisy), its start and end apart from its moves."""
+
+    def __init__(self, seat: Any) -> None:
+        self.seat, self.name = seat, seat.name
+        self.seconds = {"begin": 0.0, "move": 0.0, "finish": 0.0}
+
+    def _timed(self, call: str, *args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return getattr(self.seat, call)(*args)
+        finally:
+            self.seconds[call] += time.perf_counter() - started
+
+    def begin(self, game: Game, setup: Setup, seat: int) -> Forfeit | None:
+        return self._timed("begin", game, setup, seat)
+
+    def move(self, observation: Any, since: list[dict[str, Any]]) -> Answer:
+        return self._timed("move", observation, since)
+
+    def finish(self) -> dict[str, Any]:
+        return self._timed("finish")
 
 
 class InProcessSeat:
@@ -51,39 +109,69 @@ class InProcessSeat:
         return {}
 
 
-def seats_for(game: Game, program_seat: Any) -> list[Any]:
-    return [program_seat] if game.players == 1 else [program_seat, StrategyPlayer("ref", game.reference_move)]
+def play_all(game: Game, setups: list[Setup], seat: TimedSeat) -> int:
+    """Play every setup with `seat` in seat 0 (the reference in seat 1 of a two-player game); the program's moves."""
+    moves = 0
+    for setup in setups:
+        players = [seat] if game.players == 1 else [seat, StrategyPlayer("ref", game.reference_move)]
+        record = play(game, setup, players)
+        assert record.statuses[0] == "legal", record
+        moves += sum(move["player"] == 0 for move in record.moves)
+    return moves
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--backend", default="docker", help="sandbox backend (default docker)")
-    parser.add_argument("--games", type=int, default=60, help="seeded games per game and way (default 60)")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200, help="seeded games per game and way (default 200)")
+    parser.add_argument("--backends", default="local,docker", help="sandbox backends, comma-separated (default local,docker)")
     args = parser.parse_args()
+    backends = args.backends.split(",")
     game_limits = GameLimits()
-    print(f"{'game':<10} {'way':<10} {'games/s':>9} {'moves/s':>9} {'ms/move':>8}   ({args.games} games, backend {args.backend})")
-    with get_backend(args.backend, Limits(), workers=1) as sandbox:
+    floor = pipe_round_trip()
+    print(f"floor: a JSON-framed pipe round trip between two processes = {floor * 1e6:.1f} µs (median)\n")
+    print(f"{'game':<10} {'way':<11} {'games/s':>8} {'moves/s':>8} {'added/move':>11} {'= floor×':>8} {'bar':>5}   "
+          f"{'a move adds':>11} {'a game adds':>11}")
+    missed = []
+    sandboxes = {name: get_backend(name, Limits(), workers=1) for name in backends}
+    try:
         for name, source in PROGRAMS.items():
             game = get_game(name)
             setups = [game.setup(min(game.levels) + seed % len(game.levels), seed) for seed in range(args.games)]
-            held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
+            held = {backend: sandbox.reserve(Program(program_key(source), source, "Strategy"))
+                    for backend, sandbox in sandboxes.items()}
             try:
-                measured = {}
-                for way in ("in-process", "sandbox"):
-                    started, moves = time.perf_counter(), 0
-                    for setup in setups:
-                        seat = ProgramSeat("program", held, game_limits) if way == "sandbox" else InProcessSeat("program", source)
-                        record = play(game, setup, seats_for(game, seat))
-                        assert record.statuses[0] == "legal", record
-                        moves += sum(move["player"] == 0 for move in record.moves)
-                    seconds = time.perf_counter() - started
-                    measured[way] = (seconds, moves)
-                    print(f"{name:<10} {way:<10} {len(setups) / seconds:>9.1f} {moves / seconds:>9.0f} {1000 * seconds / moves:>8.3f}")
+                seats = {"in-process": TimedSeat(InProcessSeat("program", source)),
+                         **{backend: TimedSeat(ProgramSeat("program", worker, game_limits)) for backend, worker in held.items()}}
+                for seat in seats.values():
+                    play_all(game, setups[:10], seat)  # warm: the program loaded, the first children made
+                    seat.seconds = dict.fromkeys(seat.seconds, 0.0)
+                moves = 0
+                for start in range(0, len(setups), 10):  # the ways take turns, ten games each: the machine's drift is shared
+                    moves += sum(play_all(game, setups[start:start + 10], seat) for seat in seats.values()) // len(seats)
             finally:
-                held.release()
-            (inside, moves), (outside, _) = measured["sandbox"], measured["in-process"]
-            print(f"{name:<10} isolation: +{1000 * (inside - outside) / moves:.2f} ms a move, "
-                  f"+{1000 * (inside - outside) / len(setups):.1f} ms a game ({inside / outside:.0f}x the in-process time)")
+                for worker in held.values():
+                    worker.release()
+            own = {way: sum(seat.seconds.values()) for way, seat in seats.items()}
+            print(f"{name:<10} {'in-process':<11} {len(setups) / own['in-process']:>8.0f} {moves / own['in-process']:>8.0f}"
+                  f"   (the program's own time: {own['in-process'] / moves * 1e6:.1f} µs a move)")
+            for backend in sandboxes:
+                seconds = seats[backend].seconds
+                added = (own[backend] - own["in-process"]) / moves
+                in_process = seats["in-process"].seconds
+                per_game = (seconds["begin"] + seconds["finish"] - in_process["begin"] - in_process["finish"]) / len(setups)
+                per_move = (seconds["move"] - in_process["move"]) / moves
+                ratio = added / floor
+                if ratio > BARS[backend]:
+                    missed.append(f"{name} on {backend}")
+                print(f"{name:<10} {backend:<11} {len(setups) / own[backend]:>8.0f} {moves / own[backend]:>8.0f} "
+                      f"{added * 1e6:>8.0f} µs {ratio:>7.1f}× {BARS[backend]:>4.0f}×   {per_move * 1e6:>8.0f} µs "
+                      f"{per_game * 1e3:>8.2f} ms")
+            print(f"{'':<10} ({moves / len(setups):.1f} program moves a game; games/s and moves/s count the program's own time)")
+    finally:
+        for sandbox in sandboxes.values():
+            sandbox.close()
+    print("\nbars " + ("met" if not missed else "missed: " + ", ".join(missed)))
+    raise SystemExit(1 if missed else 0)
 
 
 if __name__ == "__main__":
