@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .analysis.compare import Comparison, Side, check_format, check_sides, render_comparison, sides_found
 from .analysis.compare import compare as paired
-from .analysis.report import Report, RunPrompts, RunScope, build_report, check_rendering, render_report
+from .analysis.report import Report, RunPrompts, RunProtocol, RunScope, build_report, check_rendering, render_report
 from .errors import InputError
 from .run.results import Runs, databases, joined, once, opened
 from .types import ExecutionRow, GameRow, ModeName, SampleDetail, SampleUsage, harmless
@@ -103,8 +103,9 @@ def stores_report(stores: Sequence[Store], *, prices: Mapping[str, Price] | None
                          prices=_prices(stores, prices or {}, usages),
                          facts=[fact for store in stores for fact in store.instance_facts()],
                          scopes=[RunScope(run, tuple(store.planned_cells()), *store.unplayed_games(),
-                                          RunPrompts.of(run, store.document("spec")))
-                                 for store, run in ((store, harmless(str(store.path.parent))) for store in stores)])
+                                          RunPrompts.of(run, spec), RunProtocol.of(run, spec))
+                                 for store, run, spec in ((store, harmless(str(store.path.parent)), store.document("spec"))
+                                                          for store in stores)])
     details = tuple(detail for store in stores for detail in store.sample_details()) if samples else None
     return RunReport(built, tuple(games), details)
 

@@ -69,11 +69,12 @@ class GamesReport:
 
 
 @dataclass(frozen=True)
-class _Seat:
-    """One seat of one stored game."""
+class Seat:
+    """One seat of one stored game: its player, the sample it is (a built-in's: 0), its raw and normalized scores."""
 
     row: GameRow
     player: str
+    sample: int
     raw: float
     status: str
     tokens: int | None
@@ -83,10 +84,8 @@ class _Seat:
 
 def build_games_report(rows: Sequence[GameRow], *, boot: int = 200, seed: int = 0) -> GamesReport:
     """Scores and ratings of the stored games (`boot` bootstrap rounds per pool)."""
-    seats = _normalized([_Seat(row, player, float(row.record["outcome"]["scores"][i]), row.record["statuses"][i],
-                               row.record["kept"][i].get("completion_tokens") if i < len(row.record["kept"]) else None)
-                         for row in rows for i, player in enumerate(row.players)])
-    by_cell: dict[tuple[str, int, str], list[_Seat]] = {}
+    seats = scored_seats(rows)
+    by_cell: dict[tuple[str, int, str], list[Seat]] = {}
     for seat in seats:
         by_cell.setdefault((seat.row.game, seat.row.level, seat.player), []).append(seat)
     scores = tuple(_score(key, cell) for key, cell in sorted(by_cell.items(), key=lambda item: (_order(rows, item[0][0]),
@@ -102,6 +101,19 @@ def build_games_report(rows: Sequence[GameRow], *, boot: int = 200, seed: int = 
     return GamesReport(scores, ratings, len(rows))
 
 
+def scored_seats(rows: Sequence[GameRow]) -> list[Seat]:
+    """Every seat of the stored games, scored on both scales (`_normalized`)."""
+    return _normalized([Seat(row, player, _sample(row, i), float(row.record["outcome"]["scores"][i]), row.record["statuses"][i],
+                             row.record["kept"][i].get("completion_tokens") if i < len(row.record["kept"]) else None)
+                        for row in rows for i, player in enumerate(row.players)])
+
+
+def _sample(row: GameRow, seat: int) -> int:
+    """The sample that sat in `seat` (the record's entries; a record without them, a built-in: 0)."""
+    entries = row.record.get("entries") or []
+    return int(entries[seat]["sample"]) if seat < len(entries) else 0
+
+
 def _order(rows: Sequence[GameRow], game: str) -> int:
     return next(i for i, row in enumerate(rows) if row.game == game)
 
@@ -110,7 +122,7 @@ def _better(row: GameRow, a: float, b: float) -> bool:
     return a > b if row.record.get("higher_is_better", True) else a < b
 
 
-def _normalized(seats: list[_Seat]) -> list[_Seat]:
+def _normalized(seats: list[Seat]) -> list[Seat]:
     """Each seat's score against the absolute reference and against the best finished game on its setup (one-player
     games); 0 on both for a failed game."""
     groups: dict[tuple[str, int, int], list[float]] = {}
@@ -120,16 +132,16 @@ def _normalized(seats: list[_Seat]) -> list[_Seat]:
     done = []
     for seat in seats:
         if len(seat.row.players) == 2:
-            done.append(_Seat(**{**seat.__dict__, "normalized": seat.raw, "pool_normalized": seat.raw}))
+            done.append(Seat(**{**seat.__dict__, "normalized": seat.raw, "pool_normalized": seat.raw}))
             continue
         reference = seat.row.record.get("reference")
         if seat.status != Status.LEGAL:
-            done.append(_Seat(**{**seat.__dict__, "normalized": None if reference is None else 0.0, "pool_normalized": 0.0}))
+            done.append(Seat(**{**seat.__dict__, "normalized": None if reference is None else 0.0, "pool_normalized": 0.0}))
             continue
         higher = seat.row.record.get("higher_is_better", True)
         group = groups[seat.row.game, seat.row.level, seat.row.seed]
         best = max(group) if higher else min(group)
-        done.append(_Seat(**{**seat.__dict__, "normalized": None if reference is None else _ratio(seat.raw, reference, higher),
+        done.append(Seat(**{**seat.__dict__, "normalized": None if reference is None else _ratio(seat.raw, reference, higher),
                              "pool_normalized": _ratio(seat.raw, best, higher)}))
     return done
 
@@ -141,7 +153,7 @@ def _ratio(score: float, best: float, higher: bool) -> float:
     return best / score if best > 0 and score > 0 else 0.0
 
 
-def _score(key: tuple[str, int, str], cell: list[_Seat]) -> PlayerScore:
+def _score(key: tuple[str, int, str], cell: list[Seat]) -> PlayerScore:
     game, level, player = key
     two = len(cell[0].row.players) == 2
     results = Counter(RESULTS[seat.raw] for seat in cell) if two else Counter()

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from ..costs import Price
 from ..errors import InputError
+from ..protocols import PROTOCOLS
 from ..types import (
     COUNTED_STATUSES,
     INFRASTRUCTURE_ORDER,
@@ -64,6 +65,7 @@ from .metrics import (
     trace_grades,
 )
 from .optimality import Difficulty, Optimality, difficulty_table, optimality
+from .protocol import GAME_HEADER, GAME_TITLE, TABLE_TITLE, ProtocolTable, game_rows, protocol_table, table_header, table_notes, table_rows
 from .sections import Section, align, html_table, md_table, number, rate
 from .usage import CostLine, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
@@ -129,6 +131,23 @@ class RunPrompts:
 
 
 @dataclass(frozen=True)
+class RunProtocol:
+    """The protocol a run followed (`codebench run --protocol`) and what it played otherwise, as its stored spec says."""
+
+    run: str
+    name: str
+    departures: tuple[str, ...]
+
+    @classmethod
+    def of(cls, run: str, spec: Any) -> RunProtocol | None:
+        """The protocol of a stored spec (None: none, or one this version does not know)."""
+        given = spec if isinstance(spec, dict) else {}
+        name = given.get("protocol")
+        protocol = PROTOCOLS.get(name) if isinstance(name, str) else None
+        return None if protocol is None else cls(run, protocol.name, tuple(map(harmless, protocol.departures(given))))
+
+
+@dataclass(frozen=True)
 class RunScope:
     """What one run set out to do: the results its plan asks of each cell, and its games left unplayed; and how it posed
     its prompts."""
@@ -138,6 +157,7 @@ class RunScope:
     games_void: int = 0  # stored void: the sandbox or the endpoint broke them (played again on a resume, a bounded number of times)
     games_missing: int = 0  # planned, never stored (interrupted, or held by a budget)
     prompts: RunPrompts | None = None  # None: the shipped prompts
+    protocol: RunProtocol | None = None  # None: no protocol
 
 
 @dataclass(frozen=True)
@@ -216,6 +236,7 @@ class Report:
     coverage: tuple[Coverage, ...] = ()  # per run, what was not counted and why
     fewer_instances: tuple[FewerInstances, ...] = ()
     prompts: tuple[RunPrompts, ...] = ()  # the runs that posed their prompts otherwise than the shipped templates
+    protocol: ProtocolTable | None = None  # shown only when a run followed a protocol and played its games
 
     @property
     def partial(self) -> bool:
@@ -237,6 +258,7 @@ class Sources:
     prices: Mapping[str, Price]
     facts: Sequence[InstanceFacts]
     planned: Sequence[PlannedCell]
+    protocols: Sequence[RunProtocol] = ()  # the runs that followed a protocol
 
 
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
@@ -245,7 +267,8 @@ def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int =
     """Every section of one set of rows (REGISTRY: the cells and each analysis), the stored requests' usage (cost, at
     `prices`), the planned instances' reference metrics (difficulty), the stored games, and what each run's plan asked
     for (`scopes`: without them nothing is known to be missing)."""
-    sources = Sources(rows, ks, boot, seed, games, usages, prices or {}, facts, [cell for scope in scopes for cell in scope.planned])
+    sources = Sources(rows, ks, boot, seed, games, usages, prices or {}, facts, [cell for scope in scopes for cell in scope.planned],
+                      [scope.protocol for scope in scopes if scope.protocol is not None])
     built = {field: value for entry in REGISTRY for field, value in entry.build(sources).items()}
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
@@ -567,6 +590,56 @@ def _games_section(report: Report) -> Section:
                    if report.games is not None else (), tuple(sections.flat(s) for s in scores), 3)
 
 
+class ProtocolSection(ReportSection):
+    """A protocol run's table: Table 3's layout (what --section shows), then per game, then what the runs play otherwise
+    than the protocol and what codebench computes otherwise than the paper."""
+
+    def parts(self, report: Report) -> list[Section]:
+        return [] if report.protocol is None else [self.render(report), _protocol_games_section(report.protocol)]
+
+    def notes(self, report: Report) -> list[str]:
+        return [] if report.protocol is None else table_notes(report.protocol)
+
+    def in_table(self, report: Report) -> list[str]:
+        lines = [line for part in self.parts(report) for line in ["", *sections.table_lines(part)]]
+        return [*lines, "", *self.notes(report)] if lines else []
+
+    def in_md(self, report: Report) -> list[str]:
+        lines = [line for part in self.parts(report) for line in ["", *sections.md_lines(part)]]
+        return [*lines, "", *(f"- {note}" for note in self.notes(report))] if lines else []
+
+    def in_csv(self, report: Report) -> list[list[Any]]:
+        return [row for part in self.parts(report) for row in [[], [f"section:{part.name}"], *sections.csv_rows(part)]]
+
+    def in_html(self, report: Report) -> str:
+        notes = "".join(f"<li>{escape(note)}</li>" for note in self.notes(report))
+        return "".join(sections.html_section(part) for part in self.parts(report)) + (f"<ul>{notes}</ul>" if notes else "")
+
+
+def _protocol_section(report: Report) -> Section:
+    """Table 3's layout: a player per row, a kind × level per column, then every game and the best."""
+    table = report.protocol
+    if table is None:
+        return Section("protocol", "a protocol run's own table (codebench run --protocol)", ("player",), (), (), 1)
+    title = f"{table.title} (--protocol {table.protocol}) in its {table.table}'s layout: {TABLE_TITLE}"
+    return Section("protocol", title, tuple(table_header(table)), tuple(map(tuple, table_rows(table))),
+                   tuple(sections.flat(group) for group in table.groups), 1)
+
+
+def _protocol_games_section(table: ProtocolTable) -> Section:
+    return Section("protocol-games", GAME_TITLE, tuple(GAME_HEADER), tuple(map(tuple, game_rows(table))),
+                   tuple(sections.flat(score) for score in table.scores), 4)
+
+
+def _protocol_table(sources: Sources) -> ProtocolTable | None:
+    """The table of the first protocol the runs followed, over the games they played."""
+    if not sources.protocols:
+        return None
+    protocol = PROTOCOLS[sources.protocols[0].name]
+    return protocol_table(sources.games, protocol, [(run.run, run.departures) for run in sources.protocols
+                                                    if run.name == protocol.name])
+
+
 REGISTRY: tuple[ReportSection, ...] = (
     CellsSection("cells", "per model × mode × puzzle × level: legal rate, pass@k, failures, what was not counted",
                  lambda s: {"cells": tuple(cell_metrics(s.rows, s.ks, s.planned))}, _cells_section, brief=True),
@@ -599,6 +672,9 @@ REGISTRY: tuple[ReportSection, ...] = (
                   lambda s: {"difficulty": tuple(difficulty_table(s.facts))}, lambda r: sections.difficulty_section(r.difficulty)),
     GamesSection("games", "the games' scores and ratings",
                  lambda s: {"games": build_games_report(s.games, seed=s.seed) if s.games else None}, _games_section, brief=True),
+    ProtocolSection("protocol", "a protocol run's own table (--protocol): PuzzlePlex's Table 3 layout, mean ± 95% t-interval "
+                    "over the sample means, then per game", lambda s: {"protocol": _protocol_table(s)}, _protocol_section,
+                    brief=True),
 )
 SECTIONS = tuple(entry.name for entry in REGISTRY)  # what --section takes, in the report's order
 

@@ -49,7 +49,7 @@ def run(**given: Any) -> None:
     from ..errors import BudgetReached, RunPartial
     from ..evaluation import evaluate, plan_of
     from ..run.options import spec_from_options
-    from ..run.pipeline import plan_summary
+    from ..run.pipeline import plan_summary, protocol_summary
     from ..run.spec import load_config
     from ..run.store import Store
 
@@ -63,7 +63,7 @@ def run(**given: Any) -> None:
         try:
             prompts = spec.prompt_options()
             console.print_json(json.dumps({"out": str(spec.out), **plan_summary(plan, reader),
-                                           **({"prompts": prompts} if prompts else {})}))
+                                           **({"prompts": prompts} if prompts else {}), **protocol_summary(spec, plan)}))
         finally:
             if reader is not None:
                 reader.close()

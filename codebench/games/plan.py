@@ -198,7 +198,7 @@ def _matches(spec: RunSpec, urls: Mapping[str, str], name: str, strategies: list
     seatings = _seatings(game.players, _entrants(spec, urls, name, strategies), spec.opponents)
     matches = []
     for level in spec.game_levels(name):
-        for index in range(spec.instances_per_level):
+        for index in range(spec.seeds_per_level(name)):
             seed = spec.seed + index
             for seating in seatings:
                 programs = any(isinstance(entrant, ProgramEntrant) for entrant in seating)

@@ -216,7 +216,7 @@ MOVE = {"player": count, "move?": anything, "move_head?": text, "move_chars?": c
         "cpu_s?": maybe(number), "wall_s?": maybe(number)}
 RECORD = {"id?": maybe(text), "outcome": {"scores": [number], "results": maybe([text])}, "statuses": [status], "seats": [text],
           "details?": [text], "kept": [KEPT], "moves": [MOVE], "usage?": [maybe(USAGE)], "higher_is_better?": flag,
-          "reference?": maybe(number)}
+          "reference?": maybe(number), "entries?": [{"sample": count}]}  # entries: who sat where (the report reads the sample)
 ISSUE = {"code": text, "message?": maybe(text), "step?": maybe(integer)}
 INSTANCE_META = {"version?": maybe(integer), "min_solution_length?": anything, "complexity?": anything}
 SAMPLING = {"temperature": number, "max_tokens": maybe(count), "seed": integer}

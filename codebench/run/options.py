@@ -25,6 +25,7 @@ from ..costs import Price
 from ..errors import ConfigError
 from ..files import FOLDER, check_outputs, read_text
 from ..model.presets import MAX_RETRIES, MAX_TIMEOUT_S, PRESETS
+from ..protocols import protocol_named
 from ..types import GameLimits
 from .spec import ALL, MIN_SECRET, OPTION, OPTIONS, ModelSpec, Origin, RunOption, RunSpec, limits_from, merged, one_of, parse_range
 
@@ -231,5 +232,11 @@ def spec_from_options(options: dict[str, Any], config: dict[str, Any], config_pa
                  "prices": {label: Price(**price.model_dump()) for label, price in checked.prices.items()}}
     as_given = {field.name: getattr(checked, field.name) for field in fields(RunSpec)
                 if field.name in RunOptions.model_fields and field.name not in converted}  # the same name, the same value
-    return RunSpec(**as_given, **converted, limits=limits_from(checked.cpu, checked.memory), game_secret=secret,
-                   game_limits=GameLimits(game_cpu_s=checked.game_cpu, move_cpu_s=checked.move_cpu), origin=origin)
+    values = {**as_given, **converted, "game_cpu": checked.game_cpu, "move_cpu": checked.move_cpu}
+    if checked.protocol is not None:  # its settings where the user gave none (`--games all`: its games); RunSpec checks the rest
+        every_game = checked.games is not None and _names(checked.games) == (ALL,)
+        values = protocol_named(checked.protocol, origin.name("protocol")).resolve(
+            values, origin.given - ({"games"} if every_game else set()))
+    game_limits = GameLimits(game_cpu_s=values.pop("game_cpu"), move_cpu_s=values.pop("move_cpu"))
+    return RunSpec(**values, limits=limits_from(checked.cpu, checked.memory), game_secret=secret, game_limits=game_limits,
+                   origin=origin)

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import puzzles
-from puzzles.games import new_secret
+from puzzles.games import get_game, new_secret
 
 from ..costs import Price, request_cost, stored_prices, total_usage
 from ..errors import BudgetReached, ConfigError, SandboxError
@@ -33,6 +33,7 @@ from ..games.plan import ChatEntrant, StrategyJob
 from ..games.table import Table, game_versions, planned
 from ..keys import content_key, request_key, secret_fingerprint
 from ..modes import Bench, ChatModel, Execution, Judge, Reply, get_mode
+from ..protocols import PROTOCOLS, game_kind
 from ..sandbox import SandboxBackend
 from ..types import (
     INFRASTRUCTURE_STATUSES,
@@ -483,3 +484,17 @@ def plan_summary(plan: Plan, store: Store | None) -> dict[str, Any]:
             "executions_at_most": plan.executions, "puzzles": {name: len(records) for name, records in plan.instances.items()},
             **({"seeds_repeating_an_instance": repeated} if repeated else {}),
             **({"games": per_game, "games_stored": len(games)} if plan.matches else {})}
+
+
+def protocol_summary(spec: RunSpec, plan: Plan) -> dict[str, Any]:
+    """What --dry-run prints of a run that follows a protocol: per game its kind and counts (samples per model, levels,
+    seeds per level, seat orders, the games to play, baselines and model pairings included), what the run changes of the
+    protocol, and what codebench does otherwise than the paper."""
+    if spec.protocol is None:
+        return {}
+    protocol, planned = PROTOCOLS[spec.protocol], Counter(job.game for job in plan.matches)
+    games = {name: {"kind": game_kind(get_game(name)), "samples": spec.samples, "levels": list(spec.game_levels(name)),
+                    "seeds_per_level": spec.seeds_per_level(name), "seat_orders": get_game(name).players, "games": planned[name]}
+             for name in spec.games}
+    return {"protocol": {"name": protocol.name, "title": protocol.title, "games": games,
+                         "departures": protocol.departures(spec.to_json()), "differs_from_the_paper": list(protocol.differs)}}

@@ -25,6 +25,7 @@ from ..keys import folder_key
 from ..model.presets import DEFAULT_PRESET, MAX_RETRIES, MAX_TIMEOUT_S, PRESETS, Endpoint, Patience, resolve_endpoint
 from ..model.presets import flag as endpoint_flag
 from ..modes import FORMAT_RETRIES, MODES
+from ..protocols import PROTOCOLS, protocol_named
 from ..sandbox import BACKENDS, EXECUTORS, check_sandbox
 from ..types import MAX_CPU_S, MEMORY_MIB_RANGE, GameLimits, Limits, ModeName, Sampling
 
@@ -111,7 +112,9 @@ class RunSpec:
 
     `models` may be given as bare names; they become `ModelSpec`s with the run's top-level `request` merged in.
     `params` maps a puzzle to presentation parameters (rubik's `reveal_scramble`), in both modes. `games` are PuzzlePlex's
-    games, played at `levels` ∩ each game's own levels, `instances_per_level` seeds each, against `opponents`.
+    games, played at `levels` ∩ each game's own levels, `instances_per_level` seeds each (or a game's own `game_seeds`),
+    against `opponents`. `protocol` names the published setting the run follows (`codebench.protocols`), which the
+    spec's values must keep (options.spec_from_options fills them in, `game_seeds` by game kind).
     """
 
     models: tuple[ModelSpec | str, ...]
@@ -137,6 +140,8 @@ class RunSpec:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     games: tuple[str, ...] = ()
     opponents: tuple[str, ...] = OPPONENTS
+    game_seeds: dict[str, int] = field(default_factory=dict)  # seeds per level of the games named (a protocol's, by kind)
+    protocol: str | None = None  # a published setting (codebench.protocols.PROTOCOLS) the run follows
     history: bool = True  # instruction-mode games: the whole conversation each turn (False: PuzzlePlex's ablation)
     legal_hint: bool = False  # instruction-mode games: list the legal moves each turn
     # how prompts are posed (`prompting()`): each changes the prompts' text, so the keys of what they ask; None, 0: default
@@ -188,6 +193,11 @@ class RunSpec:
             raise ConfigError(f"{where}: model {twice[0]!r} is listed twice: give one of the entries a `label` to tell "
                               "them apart")
         self._check_choices()
+        if self.protocol is not None:
+            protocol_named(self.protocol, name("protocol")).check(
+                {"mode": self.mode, "puzzles": self.puzzles, "samples": self.samples, "games": self.games, "levels": self.levels,
+                 "opponents": self.opponents, "game_cpu": self.game_limits.game_cpu_s, "move_cpu": self.game_limits.move_cpu_s},
+                name)
         self._check_prompting()
         self._check_games()
         self._check_budgets(labels)
@@ -250,6 +260,9 @@ class RunSpec:
         if not self.puzzles and not self.games:
             raise ConfigError(f"nothing to run: give {flag('puzzles')}, {flag('games')}, or both")
         found = [_found(get_game, game, name("games")) for game in self.games]
+        stray = sorted(set(self.game_seeds) - set(self.games))
+        if stray or not all(isinstance(n, int) and 1 <= n <= MAX_COUNT for n in self.game_seeds.values()):
+            raise ConfigError(f"game_seeds {self.game_seeds}: give 1-{MAX_COUNT} seeds per level for games of the run only")
         missing = [game for game in found if not set(self.levels) & set(game.levels)]
         shown = ",".join(map(str, self.levels))
         if missing and len(missing) == len(found) > 1:
@@ -314,6 +327,10 @@ class RunSpec:
         from puzzles.games import get_game
 
         return tuple(level for level in self.levels if level in get_game(name).levels)
+
+    def seeds_per_level(self, game: str) -> int:
+        """How many seeds the game is played on at each level: its own where the run sets one, else instances_per_level."""
+        return self.game_seeds.get(game, self.instances_per_level)
 
     def sampling(self, sample: int) -> Sampling:
         """Sample `sample`'s sampling: its own seed, and sample seeds of different base seeds never meet."""
@@ -618,6 +635,11 @@ OPTIONS = (
               "start Ray here"),
     RunOption("format_retries", int, RunSpec.format_retries, "Instruction mode: follow-ups when no answer can be read.",
               ge=0, le=20),
+    RunOption("protocol", str | None, RunSpec.protocol, "A published setting as one flag: "
+              + "; ".join(f"{p.name} ({p.title}: {p.samples} samples, seeds per level "
+                          + ", ".join(f"{n} {kind}" for kind, n in p.seeds.items()) + ")" for p in PROTOCOLS.values())
+              + ". --games, --levels narrow it; --samples, --instances-per-level scale it; another value of an option it "
+              "sets is refused.", "none", takes=one_of(PROTOCOLS)),
     RunOption("games", str | list[str] | None, None, "Comma-separated game names, or all: PuzzlePlex's games, played in "
               "both seats against --opponents.", "none", takes=f"game names, {NAMES}, or {ALL}", flag_kind=str),
     RunOption("opponents", str | list[str], list(RunSpec.opponents), "Whom a model meets in two-player games: ref, random, "

@@ -77,6 +77,7 @@ class Game(ABC):
     title: ClassVar[str]
     version: ClassVar[int] = 1
     players: ClassVar[int]  # 1 or 2; seat 0 moves first
+    stochastic: ClassVar[bool] = False  # PuzzlePlex's kind: hidden or dealt information (True) or none (False)
     levels: ClassVar[Mapping[int, Mapping[str, object]]]  # 1 = PuzzlePlex's easy, 2 = normal, 3+ harder
     higher_is_better: ClassVar[bool] = True  # single-player score direction (ExclusivityProbes counts probes)
     moves_seen: ClassVar[bool] = True  # False: a move is hidden from the opponent until the observation reveals it

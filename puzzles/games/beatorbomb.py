@@ -49,6 +49,7 @@ class BeatOrBombSto(Game):
     moves_seen = False  # each round's choices are simultaneous: the first is hidden until the round resolves
     title: ClassVar[str] = "BeatOrBombSto"
     players: ClassVar[int] = 2
+    stochastic: ClassVar[bool] = True
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"cards": (5, 8)}, 2: {"cards": (9, 11)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["card", "action"], "additionalProperties": False,

@@ -53,6 +53,7 @@ class ExclusivityProbes(Game):
     reference = "clairvoyant_probes"
     title: ClassVar[str] = "ExclusivityProbes"
     players: ClassVar[int] = 1
+    stochastic: ClassVar[bool] = True
     higher_is_better: ClassVar[bool] = False
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"dimension": (6, 10)}, 2: {"dimension": (11, 15)}}
     move_schema: ClassVar[dict[str, JSON]] = {

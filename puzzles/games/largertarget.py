@@ -40,6 +40,7 @@ class LargerTarget(Game):
     name: ClassVar[str] = "largertarget"
     title: ClassVar[str] = "LargerTarget"
     players: ClassVar[int] = 2
+    stochastic: ClassVar[bool] = True
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"bags": (3, 5)}, 2: {"bags": (6, 8)}, 3: {"bags": (9, 12)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["bag"], "additionalProperties": False,

@@ -43,6 +43,7 @@ class MaxTarget(Game):
     reference = "clairvoyant_score"
     title: ClassVar[str] = "MaxTarget"
     players: ClassVar[int] = 1
+    stochastic: ClassVar[bool] = True
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"bags": (3, 7)}, 2: {"bags": (8, 12)}, 3: {"bags": (13, 15)}}
     move_schema: ClassVar[dict[str, JSON]] = {
         "type": "object", "required": ["bag"], "additionalProperties": False,

@@ -45,6 +45,7 @@ class RubyRisks(Game):
     reference = "clairvoyant_score"
     title: ClassVar[str] = "RubyRisks"
     players: ClassVar[int] = 1
+    stochastic: ClassVar[bool] = True
     levels: ClassVar[dict[int, dict[str, object]]] = {1: {"boxes": (3, 7), "rubies": (30, 70)}, 2: {"boxes": (8, 12), "rubies": (80, 120)},
                                                       3: {"boxes": (13, 16), "rubies": (130, 160)}}
     move_schema: ClassVar[dict[str, JSON]] = {

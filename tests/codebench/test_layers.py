@@ -22,6 +22,7 @@ LAYERS = {
     "puzzles": 0, "codebench.errors": 0, "codebench.version": 0,
     "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
     "codebench.keys": 2, "codebench.judge": 2, "codebench.files": 2, "codebench.costs": 2, "codebench.model": 2,
+    "codebench.protocols": 2,  # published settings as data: the run's options and the report's table read them
     "codebench.sandbox": 3, "codebench.modes": 3, "codebench.analysis": 3,
     "codebench.run": 4, "codebench.games": 4,
     "codebench.reports": 5, "codebench.integrations": 5,  # inspect_ai, lm-eval and reasoning-gym: planned and scored as a run
