@@ -4,8 +4,9 @@ Five ways to run `solve(instance)` N times with both cores busy (2-way parallel)
 in-process call (no isolation), unsandboxed subprocess per instance, hardened container per
 instance (`docker run --rm`, as epicbox and inspect_ai do), and codebench's Docker and local backends.
 Bars: Docker backend ≥ 6× subprocess-per-instance (issue 30: children forked ahead of their task, frames off the
-Docker API; 4× since issue 9's proven clean slate) and ≥ 30× container-per-instance (issue 3); the local backend's figure is printed beside them, and so is the
-supervisor's clean-slate time per instance (kill what is left, reset, check).
+Docker API; 4× since issue 9's proven clean slate) and ≥ 30× container-per-instance (issue 3); the local backend's
+figure is printed beside them, and so is the supervisor's clean-slate time per instance (kill what is left, reset,
+check).
 Run: `.venv/bin/python benchmarks/sandbox.py [--instances 500]` (needs the engine and the image).
 """
 
