@@ -36,6 +36,7 @@ API_VERSION = "1.41"  # Docker 20.10, Debian 12's docker.io; newer engines still
 SOLVER_UIDS = range(20000, 60000)
 LABEL = "org.codebench"  # every container carries {LABEL}.owner, {LABEL}.run, {LABEL}.role
 CHANNELS = "/run/codebench"  # in a worker: the host's folder of session sockets, read-only, reachable by root alone
+CHANNELS_PREFIX = "codebench-channels-"  # such a folder on the host: {prefix}{pid}-{random}-, in the temporary folder
 
 
 def supervisor_command(solver_uid: int) -> list[str]:
@@ -111,7 +112,8 @@ class DockerWorker:
         self.solver_uid = solver_uid
         self.container: Any = None
         self.closed = False
-        self.channels = Path(tempfile.mkdtemp(prefix="codebench-channels-"))  # root's, 0700: bound at CHANNELS read-only
+        # root's, 0700, bound at CHANNELS read-only; named for this process, so that a sweep finds those of a dead one
+        self.channels = Path(tempfile.mkdtemp(prefix=f"{CHANNELS_PREFIX}{os.getpid()}-", suffix="-"))
         self.sessions = itertools.count()
         self.start()
 
@@ -228,7 +230,8 @@ def remove_container(container: Any) -> bool:
 
 
 def sweep_orphans(client: docker.DockerClient) -> int:
-    """Remove worker containers whose owning process on this host is gone; returns how many."""
+    """Remove worker containers whose owning process on this host is gone (and their session-socket folders); returns
+    how many containers."""
     removed = 0
     host = socket.gethostname()
     for container in codebench_containers(client):
@@ -236,6 +239,10 @@ def sweep_orphans(client: docker.DockerClient) -> int:
         owner_host, _, pid = owner.rpartition(":")
         if owner_host == host and pid.isdigit() and not _alive(int(pid)):
             removed += remove_container(container)
+    for folder in Path(tempfile.gettempdir()).glob(f"{CHANNELS_PREFIX}*-"):  # named for the process that made them
+        pid = folder.name.removeprefix(CHANNELS_PREFIX).split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
     return removed
 
 

@@ -1,15 +1,19 @@
 """The Docker orphan sweep (run at every Docker backend's start, and by `codebench sandbox cleanup`) takes containers
 that vanish while it works in its stride (issue 26): one removed between the listing and its inspection, one removed
-between its inspection and the sweep's own removal."""
+between its inspection and the sweep's own removal; and the session-socket folders a dead run left."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from codebench.sandbox._docker import IMAGE, LABEL, connect, hardening, sweep_orphans
+from codebench.sandbox._docker import CHANNELS_PREFIX, IMAGE, LABEL, connect, hardening, sweep_orphans
 from codebench.types import Limits
 
 pytestmark = pytest.mark.docker
@@ -43,3 +47,21 @@ def test_the_orphan_sweep_tolerates_containers_that_vanish_during_it() -> None:
         for container in client.containers.list(all=True, filters={"label": f"{LABEL}.run=vanishing"}):
             container.remove(force=True)
         client.close()
+
+
+def test_the_sweep_removes_the_session_socket_folders_of_dead_processes_only() -> None:
+    """A killed run leaves its workers' socket folders behind in the temporary folder: the next sweep removes those of
+    a process that is gone, never one of a live run (this one's)."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = Path(tempfile.mkdtemp(prefix=f"{CHANNELS_PREFIX}{gone.pid}-", suffix="-"))
+    (dead / "0.sock").touch()
+    live = Path(tempfile.mkdtemp(prefix=f"{CHANNELS_PREFIX}{os.getpid()}-", suffix="-"))
+    client = connect()
+    try:
+        sweep_orphans(client)
+        assert (dead.exists(), live.exists()) == (False, True)
+    finally:
+        client.close()
+        shutil.rmtree(dead, ignore_errors=True)
+        shutil.rmtree(live, ignore_errors=True)
