@@ -253,7 +253,8 @@ class Supervisor:
         self.scratch = scratch
         self.wipe = wipe
         self.cgroup = cgroup
-        self.cpu_counter = _CpuCounter(cgroup)
+        self.cpu_usage = _CgroupFile(cgroup, ("cpuacct/cpuacct.usage", "cpu.stat"))
+        self.memory_events = _CgroupFile(cgroup, ("memory.events", "memory/memory.oom_control", "memory.oom_control"))
         self.code = None
         self.entry = "solve"
         self.limits: dict = {}
@@ -675,15 +676,9 @@ class Supervisor:
 
     # -- cgroup facts --------------------------------------------------------------------------
     def oom_kills(self) -> int:
-        for path in ("memory.events", "memory/memory.oom_control", "memory.oom_control"):
-            try:
-                with open(os.path.join(self.cgroup or "", path)) as handle:
-                    for line in handle:
-                        if line.startswith("oom_kill "):
-                            return int(line.split()[1])
-            except (OSError, TypeError):
-                continue
-        return 0
+        """The cgroup's count of memory kills (0 without a cgroup)."""
+        text = self.memory_events.read()
+        return next((int(line.split()[1]) for line in (text or b"").splitlines() if line.startswith(b"oom_kill ")), 0)
 
     def player_cpu(self, player: Child) -> float:
         """The game's CPU so far: the solver CPU the cgroup counted since its game began, so every process it started
@@ -704,32 +699,37 @@ class Supervisor:
         return group - own.ru_utime - own.ru_stime
 
     def cgroup_cpu(self) -> float | None:
-        return self.cpu_counter.read()
+        """The cgroup's CPU seconds (v1 cpuacct.usage in nanoseconds, or v2 cpu.stat's usage_usec); None without one."""
+        text = self.cpu_usage.read()
+        if text is None:
+            return None
+        try:
+            if self.cpu_usage.name.endswith("cpuacct.usage"):
+                return int(text) / 1e9
+            return next(int(line.split()[1]) / 1e6 for line in text.splitlines() if line.startswith(b"usage_usec "))
+        except (ValueError, IndexError, StopIteration):
+            return None
 
 
-class _CpuCounter:
-    """The cgroup's CPU seconds (v1 cpuacct.usage or v2 cpu.stat), read from a file kept open: a pread, not an open."""
+class _CgroupFile:
+    """A cgroup counter file (the first of `names` there is) kept open: a read is a pread, not an open."""
 
-    def __init__(self, cgroup: str | None) -> None:
+    def __init__(self, cgroup: str | None, names: tuple[str, ...]) -> None:
         self.fd: int | None = None
-        self.nanoseconds = False
-        for name, nanoseconds in (("cpuacct/cpuacct.usage", True), ("cpu.stat", False)):
+        self.name = ""
+        for name in names if cgroup is not None else ():
             try:
-                self.fd = os.open(os.path.join(cgroup, name), os.O_RDONLY) if cgroup is not None else None
+                self.fd, self.name = os.open(os.path.join(cgroup, name), os.O_RDONLY), name
+                break
             except OSError:
                 continue
-            self.nanoseconds = nanoseconds
-            break
 
-    def read(self) -> float | None:
+    def read(self) -> bytes | None:
         if self.fd is None:
             return None
         try:
-            text = os.pread(self.fd, 4096, 0)
-            if self.nanoseconds:
-                return int(text) / 1e9
-            return next(int(line.split()[1]) / 1e6 for line in text.splitlines() if line.startswith(b"usage_usec "))
-        except (OSError, ValueError, IndexError, StopIteration):
+            return os.pread(self.fd, 4096, 0)
+        except OSError:
             return None
 
 
