@@ -86,20 +86,21 @@ def attempts(out: Path) -> dict[str, tuple[int, int]]:
         return {key: (void, plays) for key, void, plays in db.execute("SELECT key, void, attempts FROM matches")}
 
 
-def test_a_code_mode_games_run_through_ray_gives_the_local_executors_games(cluster: Cluster, tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """The local (bubblewrap) sandbox on every node, the third included: it needs no Docker engine."""
+@pytest.mark.parametrize(("backend", "nodes"), [("local", 3), pytest.param("docker", 2, marks=pytest.mark.docker)])
+def test_a_code_mode_games_run_through_ray_gives_the_local_executors_games(cluster: Cluster, tmp_path: Path, backend: str,
+                                                                          nodes: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """The local (bubblewrap) sandbox runs on every node; Docker's, on the two with an engine."""
     secret = tmp_path / "secret"
     secret.write_text(SECRET)
     common = ["--model", "oracle,wrong", "--mode", "code", "--games", "cardnim,tidytower", "--levels", "1",
-              "--instances-per-level", "2", "--samples", "1", "--backend", "local", "--game-secret-file", str(secret)]
+              "--instances-per-level", "2", "--samples", "1", "--backend", backend, "--game-secret-file", str(secret)]
     with start_mock_server() as server:
         code, _, err = run_cli(capsys, "run", "--base-url", server.url, *common, "--workers", "2", "--out", str(tmp_path / "local"))
         assert code == 0, err
         code, _, err = run_cli(capsys, "run", "--base-url", server.url, *common, "--executor", "ray", "--ray-address",
                                cluster.address, "--out", str(tmp_path / "ray"))
         assert code == 0, err
-    assert err.count("1 sandbox workers") == 3, err
+    assert err.count("1 sandbox workers") == nodes, err
     local = stored_games(tmp_path / "local")
     assert stored_games(tmp_path / "ray") == local
     players = [tuple(record["players"]) for record in local.values()]
