@@ -114,27 +114,28 @@ def cluster_of(nodes: int) -> Cluster:
     return cluster
 
 
-def per_move(sandbox: SandboxBackend) -> float:
-    """Seconds a held seat's move takes (a fake move that costs nothing: what carries it)."""
+def per_move(sandbox: SandboxBackend) -> tuple[float, float]:
+    """(seconds, this process's CPU seconds) a held seat's move takes (a fake move that costs nothing: what carries it)."""
     rubies = get_game("rubyrisks")
     setup = rubies.setup(1, 0)
     held = sandbox.reserve(Program(program_key(RUBIES), RUBIES, "Strategy"))
     try:
         held.start(player_view(rubies, setup, 0), GameLimits())
         observation = rubies.observe(setup.state, 0)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for _ in range(MOVES):
             held.act(observation, GameLimits())
-        return (time.perf_counter() - started) / MOVES
+        return (time.perf_counter() - started) / MOVES, (time.process_time() - cpu) / MOVES
     finally:
         held.end()
         held.release()
 
 
-def ray_call_per_move() -> tuple[float, float]:
-    """(seconds a move, on the driver; through one Ray actor's held seat): the same fake worker."""
+def ray_call_per_move() -> tuple[float, tuple[float, float]]:
+    """(seconds a move on the driver; (seconds, the driver's CPU seconds) a move through one Ray actor's held seat): the
+    same fake worker."""
     with FakeBackend(asleep, workers=1, player=instant) as local:
-        here = per_move(local)
+        here, _ = per_move(local)
     cluster = cluster_of(1)
     try:
         with RayBackend(Limits(), address=cluster.address, factory=instant_fake) as sandbox:
@@ -189,10 +190,11 @@ def main() -> None:
     print(f"  local executor {local_rate:7.1f} executions/s")
     print(f"  ray executor   {ray_rate:7.1f} executions/s  ({ray_rate / local_rate:.2f}× local; bar ≥ 0.80; "
           f"start-up {startup:.1f} s apart)")
-    here, through_ray = ray_call_per_move()
+    here, (through_ray, driver_cpu) = ray_call_per_move()
     print(f"a game's move: {MOVES} moves of a fake player that costs nothing, held on the driver and on one Ray actor")
     print(f"  on the driver {1000 * here:6.3f} ms a move; through Ray {1000 * through_ray:6.3f} ms "
-          f"(+{1000 * (through_ray - here):.3f} ms a move: one Ray actor call)")
+          f"(+{1000 * (through_ray - here):.3f} ms a move: one Ray actor call, {1000 * driver_cpu:.3f} ms of the driver's "
+          f"CPU: at most ≈ {1 / driver_cpu:.0f} moves/s a driver core)")
     counts = [int(n) for n in options.nodes.split(",")]
     rates = {n: simulated(n) for n in counts}
     one = rates[counts[0]]

@@ -15,14 +15,18 @@ tasks of its batches not yet delivered go back to the front of the queue, and Ra
 
 Code-mode games: the engine stays with the driver and a program seat is reserved on one actor's warm backend
 (`reserve`: the actor holds a worker of its pool for the game, `_RaySeat` forwards start/act/end as actor calls). The
-cost is one Ray call per move (measured ≈ 0.7 ms on one machine, `benchmarks/scale.py` prints it), against moving the
-engine to the actor: that would need the opponents there too (a model's chat seat cannot leave the driver, two program
-seats of one game could not sit on two nodes) for a saving smaller than a sandboxed move's own cost. Two program seats
-of one game land on different nodes whenever each node's slots are taken. Seats count against each actor's workers
-(the driver picks the actor with the most free seats; the caller keeps its total within `capacity`, as the pooled
-backends ask). An actor that dies mid-game makes its seats' calls return infrastructure facts: the game is stored void
-and played again when the run is resumed (`games.table`); a game that finished is stored, never played again. A seat
-whose actor died before the game began is reserved on another actor.
+cost is one Ray call per move: 0.7–1.5 ms of wall time and 0.6–0.9 ms of the driver's CPU on a shared two-core machine
+(`benchmarks/scale.py` prints both), several times a sandboxed move's own cost, so one driver core carries about a
+thousand moves a second over all nodes. Moving the engine to the actor would cost a call per game instead, but every
+seat would have to go with it: a chat seat (a model playing in instruction mode) cannot leave the driver, and the two
+program seats of one game could no longer sit on two nodes without calling each other per move. So the driver keeps the
+engine and every kind of game runs one way; the engine on the actor for a program against built-in seats is the step
+to take where the driver's ceiling binds. Seats count against each actor's workers: the driver picks the live actor
+with the most free seats (so the two program seats of a game spread over nodes) and the caller keeps its total within
+`capacity`, as the pooled backends ask. An actor that dies mid-game makes its seats' calls return infrastructure facts:
+the game is stored void and played again when the run is resumed (`games.table`); a game that finished is stored and
+never played again (one whose actor died as it was cleared after its last move stands, its printed excerpts lost). A
+seat whose actor dies before granting it is asked of another actor.
 """
 
 from __future__ import annotations
