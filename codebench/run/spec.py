@@ -283,9 +283,6 @@ class RunSpec:
         if self.batch and ModeName.INSTRUCTION in self.modes and self.games:
             raise ConfigError(f"{flag('batch')}: instruction-mode games are played a request per move, each waiting for the "
                               f"last, which a batch cannot do: play the games in {flag('mode')} code, or drop {flag('batch')}")
-        if ModeName.CODE in self.modes and self.games and self.executor == "ray":
-            raise ConfigError("code-mode games hold a sandbox worker per player for a whole game, which Ray's actors "
-                              f"cannot: run games with {flag('executor')} local")
 
     def _check_applies(self) -> None:
         """Refuse an option the user gave that this run would ignore, saying what it applies to and what to add."""

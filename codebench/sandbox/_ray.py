@@ -12,6 +12,21 @@ The driver stays the single writer of the store and the only caller of the model
 tasks of its batches not yet delivered go back to the front of the queue, and Ray restarts the actor (up to
 `ACTOR_RESTARTS` times; a node that is gone is not restarted on). A node whose actor cannot start its backend
 (no Docker, no image) is reported by name and skipped. Imports `ray` only here (the `ray` extra).
+
+Code-mode games: the engine stays with the driver and a program seat is reserved on one actor's warm backend
+(`reserve`: the actor holds a worker of its pool for the game, `_RaySeat` forwards start/act/end as actor calls). The
+cost is one Ray call per move: 0.7–1.5 ms of wall time and 0.6–0.9 ms of the driver's CPU on a shared two-core machine
+(`benchmarks/scale.py` prints both), several times a sandboxed move's own cost, so one driver core carries about a
+thousand moves a second over all nodes. Moving the engine to the actor would cost a call per game instead, but every
+seat would have to go with it: a chat seat (a model playing in instruction mode) cannot leave the driver, and the two
+program seats of one game could no longer sit on two nodes without calling each other per move. So the driver keeps the
+engine and every kind of game runs one way; the engine on the actor for a program against built-in seats is the step
+to take where the driver's ceiling binds. Seats count against each actor's workers: the driver picks the live actor
+with the most free seats (so the two program seats of a game spread over nodes) and the caller keeps its total within
+`capacity`, as the pooled backends ask. An actor that dies mid-game makes its seats' calls return infrastructure facts:
+the game is stored void and played again when the run is resumed (`games.table`); a game that finished is stored and
+never played again (one whose actor died as it was cleared after its last move stands, its printed excerpts lost). A
+seat whose actor dies before granting it is asked of another actor.
 """
 
 from __future__ import annotations
@@ -21,6 +36,8 @@ import math
 import os
 import socket
 import threading
+import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,8 +45,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SandboxError, SandboxUnavailableError
-from ..types import Batch, Facts, Limits, Result, Task
-from . import Deliver, SandboxBackend
+from ..types import Batch, Facts, GameLimits, Limits, Program, Result, Task
+from . import Deliver, HeldWorker, SandboxBackend
 
 SLOTS = "sandbox_slots"  # the custom resource a node offers: how many sandbox workers it runs
 SPARE_LANES = 1  # shares an actor holds beyond one per worker: the next ready when a worker frees
@@ -37,6 +54,7 @@ SHARE = 64  # tasks of a batch handed to one actor at a time
 ACTOR_RESTARTS = 3  # per actor, by Ray, after its process dies
 SHARE_ATTEMPTS = 3  # actors a share is handed to before its tasks end as infrastructure failures
 READY_TIMEOUT_S = 300.0  # an actor builds its warm workers (containers) before it says it is ready
+RESTART_POLL_S = 0.1  # how often a restarting actor is asked whether it is back
 
 log = logging.getLogger("codebench.sandbox")
 
@@ -57,6 +75,7 @@ class _SandboxActor:
 
     def __init__(self, factory: BackendFactory, limits: Limits, workers: int) -> None:
         self.problem: str | None = None
+        self.seats: dict[str, HeldWorker] = {}
         try:
             self.sandbox: SandboxBackend | None = factory(limits, workers)
         except SandboxError as exc:  # reported by name on the driver, then the node is skipped
@@ -71,6 +90,25 @@ class _SandboxActor:
         assert self.sandbox is not None
         for result in self.sandbox.stream([batch]):
             yield result.task.key, result.facts
+
+    def reserve(self, program: Program) -> tuple[str, Facts]:
+        """A worker held for a game's player (waits for one): (the seat's id, the program's load facts)."""
+        assert self.sandbox is not None
+        seat = uuid.uuid4().hex  # unique over restarts: a restarted actor knows none of its predecessor's seats
+        self.seats[seat] = self.sandbox.reserve(program)
+        return seat, self.seats[seat].loaded
+
+    def play(self, seat: str, phase: str, call: str, *args: Any) -> Facts:
+        """One call (start, act or end) of the seat's held worker."""
+        held = self.seats.get(seat)
+        if held is None:
+            return Facts.infrastructure(phase, "the Ray sandbox actor holding this player restarted")
+        return getattr(held, call)(*args)
+
+    def release(self, seat: str) -> None:
+        held = self.seats.pop(seat, None)
+        if held is not None:
+            held.release()
 
     def close(self) -> None:
         if self.sandbox is not None:
@@ -94,6 +132,45 @@ class _Actor:
     def __init__(self, handle: Any, node: str, workers: int, pid: int) -> None:
         self.handle, self.node, self.workers, self.pid = handle, node, workers, pid
         self.dead = False
+        self.seats = 0  # game players it holds for the driver
+
+
+class _RaySeat:
+    """A game's player held on one actor's warm backend: each call one Ray actor call; once the actor fails, every
+    call gives infrastructure facts (the game is void)."""
+
+    def __init__(self, backend: RayBackend, actor: _Actor | None, seat: str, loaded: Facts) -> None:
+        self.backend, self.actor, self.seat, self.loaded = backend, actor, seat, loaded
+        self.failure: str | None = None if actor is not None else loaded.infra_error
+
+    def start(self, setup: dict[str, Any], game: GameLimits) -> Facts:
+        return self._call("start", "start", setup, game)
+
+    def act(self, observation: Any, game: GameLimits) -> Facts:
+        return self._call("move", "act", observation, game)
+
+    def end(self) -> Facts:
+        return self._call("end", "end")
+
+    def release(self) -> None:
+        actor, self.actor = self.actor, None
+        if actor is not None:
+            if self.failure is None:
+                try:
+                    self.backend._ray.get(actor.handle.release.remote(self.seat))
+                except self.backend._ray.exceptions.RayError:
+                    pass  # the actor died: its worker went with it
+            self.backend._unseat(actor)
+
+    def _call(self, phase: str, call: str, *args: Any) -> Facts:
+        if self.failure is not None or self.actor is None:
+            return Facts.infrastructure(phase, self.failure or "this player was released")
+        try:
+            return self.backend._ray.get(self.actor.handle.play.remote(self.seat, phase, call, *args))
+        except self.backend._ray.exceptions.RayError as exc:
+            self.failure = f"the Ray sandbox actor on {self.actor.node} failed ({type(exc).__name__})"
+            self.backend._check(self.actor, exc)
+            return Facts.infrastructure(phase, self.failure)
 
 
 class RayBackend(SandboxBackend):
@@ -134,7 +211,8 @@ class RayBackend(SandboxBackend):
         pending = []
         for node in nodes:
             slots = int(node["Resources"][SLOTS])
-            handle = remote.options(num_cpus=0, resources={SLOTS: slots}, max_concurrency=slots + spare + 2,
+            # calls at once: a lane's share and a held seat's call per worker, the spare lanes, `ready` and `close`
+            handle = remote.options(num_cpus=0, resources={SLOTS: slots}, max_concurrency=2 * slots + spare + 2,
                                     max_restarts=ACTOR_RESTARTS, scheduling_strategy=_on(node)).remote(factory, self.limits, slots)
             pending.append((handle, _node_name(node)))
         actors = []
@@ -177,6 +255,48 @@ class RayBackend(SandboxBackend):
                                for start in range(0, len(batch.tasks), size))
             self._ready.notify_all()
 
+    def reserve(self, program: Program) -> HeldWorker:
+        """A seat on the live actor with the most free seats (waits for one), its worker held there for a game's player.
+        An actor that fails before granting it is checked and the seat asked of another; when no actor is left, the seat
+        gives infrastructure facts (its game is void, played again on a resume).
+
+        Raises:
+            SandboxError: the sandbox is closed.
+        """
+        failure = "no Ray sandbox actor is left"
+        for _ in range(SHARE_ATTEMPTS):
+            actor = self._seat()
+            if actor is None:
+                break
+            try:
+                seat, loaded = self._ray.get(actor.handle.reserve.remote(program))
+                return _RaySeat(self, actor, seat, loaded)
+            except self._ray.exceptions.RayError as exc:
+                self._unseat(actor)
+                self._check(actor, exc)
+                failure = f"no Ray sandbox actor could hold this player ({type(exc).__name__})"
+        return _RaySeat(self, None, "", Facts.infrastructure("load", failure))
+
+    def _seat(self) -> _Actor | None:
+        """Count a seat against the live actor with the most free ones, once one is free (None: no live actor)."""
+        with self._ready:
+            while True:
+                if self._closing:
+                    raise SandboxError("the sandbox is closed: no more programs can run in it")
+                live = [actor for actor in self._actors if not actor.dead]
+                if not live:
+                    return None
+                actor = max(live, key=lambda a: a.workers - a.seats)
+                if actor.seats < actor.workers:
+                    actor.seats += 1
+                    return actor
+                self._ready.wait()
+
+    def _unseat(self, actor: _Actor) -> None:
+        with self._ready:
+            actor.seats -= 1
+            self._ready.notify_all()
+
     def _take(self) -> _Queued | None:
         with self._ready:
             while not self._queue and not self._closing:
@@ -209,13 +329,7 @@ class RayBackend(SandboxBackend):
         """The tasks not yet delivered go first in line, for whichever actor is free; an actor Ray will not restart, or
         whose backend no longer starts, stops taking work. A share that failed on SHARE_ATTEMPTS actors, or that no
         actor is left for, ends as infrastructure failures (not counted; asked again on a re-run)."""
-        ray = self._ray
-        log.warning("Ray sandbox actor on %s failed (%s); its unfinished tasks are retried", actor.node, type(exc).__name__)
-        try:  # Ray restarts a dead actor (its backend built afresh) unless its node is gone or its restarts are spent
-            _, actor.pid, problem = ray.get(actor.handle.ready.remote(), timeout=READY_TIMEOUT_S)
-            actor.dead = problem is not None
-        except ray.exceptions.RayError:
-            actor.dead = True
+        self._check(actor, exc)
         with self._ready:
             if self._closing:
                 return
@@ -227,6 +341,29 @@ class RayBackend(SandboxBackend):
         for task in queued.tasks:
             if task.key not in queued.delivered:
                 self._deliver(queued, task, Facts.infrastructure("run", f"no Ray sandbox actor could run it ({exc})"))
+
+    def _check(self, actor: _Actor, exc: Exception) -> None:
+        """After a call failed: wait for Ray to restart the actor (its backend built afresh), or mark it dead when its
+        node is gone, its restarts are spent or its backend no longer starts."""
+        ray = self._ray
+        log.warning("Ray sandbox actor on %s failed (%s); its unfinished work is retried", actor.node, type(exc).__name__)
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            try:
+                _, actor.pid, problem = ray.get(actor.handle.ready.remote(), timeout=READY_TIMEOUT_S)
+                dead = problem is not None
+                break
+            except ray.exceptions.ActorUnavailableError:  # still restarting: Ray refuses calls until it is back
+                dead = time.monotonic() > deadline
+                if dead:
+                    break
+                time.sleep(RESTART_POLL_S)
+            except ray.exceptions.RayError:
+                dead = True
+                break
+        with self._ready:
+            actor.dead = actor.dead or dead
+            self._ready.notify_all()  # a reservation waiting for a seat may have none left to wait for
 
     def close(self) -> None:
         with self._ready:

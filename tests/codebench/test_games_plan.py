@@ -32,7 +32,6 @@ def test_games_alone_plan_no_puzzle_and_levels_meet_each_games_own() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"games": "cardnim", "levels": "5"}, "the game cardnim has levels 1-3"),
     ({"games": "cardnim", "opponents": "ref,humans"}, "--opponents 'humans': choose from ref, random, models"),
-    ({"games": "cardnim", "executor": "ray"}, "--executor local"),
     ({"games": "chess"}, "unknown game 'chess'"),
     ({"puzzles": [], "games": None}, "nothing to run"),
     ({"games": "cardnim", "game_cpu": 0}, "--game-cpu 0: give a number above 0, at most 36000"),

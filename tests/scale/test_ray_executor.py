@@ -31,7 +31,7 @@ from codebench.model.mock_server import start_mock_server
 from codebench.run.spec import RunSpec
 from codebench.run.store import Store
 from codebench.sandbox._fake import FakeBackend
-from codebench.sandbox._ray import SLOTS, RayBackend
+from codebench.sandbox._ray import RayBackend
 from codebench.types import Facts, Limits
 
 from ..codebench import fakes
@@ -40,20 +40,6 @@ from ..codebench.cli import run_cli
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors' factories live in these test modules
 ray.cloudpickle.register_pickle_by_value(fakes)
 KILL_AFTER_S = 0.7
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {SLOTS: 1}})
-    nodes.add_node(num_cpus=1, resources={SLOTS: 1})
-    nodes.add_node(num_cpus=1, resources={SLOTS: 1}, env_vars={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
-    ray.init(address=nodes.address, log_to_driver=False, configure_logging=False)
-    nodes.wait_for_nodes()
-    try:
-        yield nodes
-    finally:
-        ray.shutdown()
-        nodes.shutdown()
 
 
 def rows(out: Path) -> list[tuple[Any, ...]]:
