@@ -14,6 +14,7 @@ from typing import Any
 
 from ..types import Facts, GameLimits, Limits, ResultKind
 from ._pool import PooledBackend, WorkerPool
+from ._session import SessionBroken
 
 Handler = Callable[[str, dict[str, Any]], Facts]
 Loader = Callable[[str], Facts]
@@ -37,6 +38,8 @@ class FakeSession:
         self.source = ""
 
     def load(self, source: str, entry: str, limits: Limits, enforced: dict[str, Any]) -> Facts:
+        if not self.worker.proves_clean:  # as the supervisor refuses a load onto a slate it cannot prove clean
+            raise SessionBroken("supervisor error: the last program's slate cannot be proven clean")
         self.source = source
         with self.worker.lock:
             self.worker.loads += 1
@@ -64,13 +67,14 @@ class FakeWorker:
         self.handler, self.loader, self.player = handler, loader, player
         self.lock = threading.Lock()
         self.loads = self.recycles = 0
-        self.proves_clean = True  # what closing a session says of the slate
+        self.proves_clean = True  # what closing a session, or loading the next program, finds of the slate
 
     def open_session(self) -> FakeSession:
         return FakeSession(self)
 
     def recycle(self) -> None:
         self.recycles += 1
+        self.proves_clean = True  # rebuilt
 
     def close(self) -> None:
         pass

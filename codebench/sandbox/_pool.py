@@ -2,8 +2,10 @@
 
 Each worker (a warm container, a local supervisor, a fake) has one thread that runs one program at a
 time: a free worker takes the next task of the program it has loaded, else the first task of the
-oldest batch with tasks left, and loads that program once. A broken session is retried once on a
-recycled worker; every task ends with facts (infrastructure facts if need be), delivered exactly once.
+oldest batch with tasks left, and loads that program once, into the supervisor session the worker started
+with (one session serves program after program; each load proves the last one's slate clean). A broken
+session is retried once on a recycled worker; every task ends with facts (infrastructure facts if need be),
+delivered exactly once.
 A game's sandboxed player holds a worker for the whole game instead (`reserve`): reservations go before
 tasks, and the worker's thread waits until the worker is released.
 """
@@ -110,11 +112,13 @@ class WorkerPool:
         self._reservations: deque[_Reservation] = deque()
         self._ready = threading.Condition()
         self._closing = threading.Event()
-        self._threads = [threading.Thread(target=self._serve, args=(_Lane(worker, limits, enforced, self._closing),),
-                                          name=f"codebench-sandbox-{index}", daemon=True)
-                         for index, worker in enumerate(self.workers)]
+        lanes = [_Lane(worker, limits, enforced, self._closing) for worker in self.workers]
+        self._threads = [threading.Thread(target=self._serve, args=(lane,), name=f"codebench-sandbox-{index}", daemon=True)
+                         for index, lane in enumerate(lanes)]
         for thread in self._threads:
             thread.start()
+        for lane in lanes:  # every supervisor started (or its failure logged) before the first program comes
+            lane.opened.wait()
 
     def submit(self, batch: Batch, deliver: Deliver) -> None:
         """Queue a batch; returns at once.
@@ -163,6 +167,8 @@ class WorkerPool:
             return queued, task
 
     def _serve(self, lane: _Lane) -> None:
+        lane.open()
+        lane.opened.set()
         while (taken := self._take(lane.program)) is not None:
             if isinstance(taken, _Reservation):
                 with self._ready:
@@ -224,6 +230,7 @@ class _Lane:
         self.session: WorkerSession | None = None
         self.program: Program | None = None
         self.loaded: Facts | None = None
+        self.opened = threading.Event()  # its supervisor started, or failed to (`open`)
 
     def run(self, program: Program, task: Task) -> Facts:
         return self._attempt(program, lambda: self.session.run(task.instance, self.limits) if self.loaded.loaded else self.loaded)
@@ -240,16 +247,26 @@ class _Lane:
         if held.broken:
             self.discard()
 
+    def open(self) -> None:
+        """Start the worker's supervisor ahead of its first program: its start-up (a process and its warm imports, some
+        0.2 s) is the backend's, not a program's. A failure is retried when the first task comes."""
+        try:
+            self.session = self.worker.open_session()
+        except (SessionBroken, SandboxError, OSError) as exc:
+            log.warning("starting a sandbox worker's supervisor failed (%s); it is retried on the first task", exc)
+
     def _attempt(self, program: Program, call: Any) -> Facts:
-        """`call()` with `program` loaded in a session, retried once on a recycled worker when the session breaks."""
+        """`call()` with `program` loaded in the session, retried once on a recycled worker when the session breaks. A
+        session serves one program after another: each load first proves the last one's slate clean, or breaks the
+        session (the worker is then rebuilt)."""
         if program != self.program:
-            self.end()
-            self.program = program
+            self.program, self.loaded = program, None
         facts = Facts.infrastructure("run", "not attempted")
         for _ in range(ATTEMPTS):
             try:
-                if self.session is None or self.loaded is None:
+                if self.session is None:
                     self.session = self.worker.open_session()
+                if self.loaded is None:
                     self.loaded = self.session.load(program.source, program.entry, self.limits, self.enforced)
                 facts = call()
                 break
@@ -275,8 +292,8 @@ class _Lane:
                 log.warning("recycling a sandbox worker failed (%s); it is retried on the next task", exc)
 
     def end(self) -> None:
-        """Close the session cleanly: the supervisor kills and wipes what the program left; a slate it cannot prove
-        clean means the worker is rebuilt before the next program."""
+        """Close the session cleanly (the pool is closing): the supervisor kills and wipes what the program left; a
+        slate it cannot prove clean means the worker is rebuilt."""
         session, self.session, self.loaded = self.session, None, None
         if session is not None and not session.close() and not self.closing.is_set():
             try:

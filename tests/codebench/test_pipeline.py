@@ -200,12 +200,12 @@ def test_a_slate_not_proven_clean_gets_the_worker_rebuilt_before_its_next_task()
         assert sandbox.fakes[0].recycles == 1 and sandbox.loads == 2  # rebuilt, then the program loaded afresh
 
 
-def test_a_session_that_cannot_prove_its_slate_clean_on_close_gets_the_worker_rebuilt() -> None:
+def test_a_session_that_cannot_prove_the_last_programs_slate_clean_gets_the_worker_rebuilt() -> None:
     with FakeBackend(lambda source, instance: answer({}), workers=1) as sandbox:
-        sandbox.fakes[0].proves_clean = False
         sandbox.run("program one", [{}])
-        sandbox.run("program two", [{}])  # the lane closes program one's session first
-        assert sandbox.fakes[0].recycles == 1
+        sandbox.fakes[0].proves_clean = False
+        (facts,) = sandbox.run("program two", [{}])  # its load, in the same session, refuses: rebuilt, then loaded
+        assert (sandbox.fakes[0].recycles, sandbox.loads, facts.infra_error) == (1, 2, None)
 
 
 def test_each_worker_loads_a_program_once_while_it_has_its_tasks() -> None:
