@@ -4,8 +4,9 @@ One long-lived actor per node that offers the custom resource `sandbox_slots` ho
 by default) with one worker per slot, the way verl keeps reward workers warm, instead of a sandbox per task. The
 driver keeps a queue of batch shares; each actor has a bounded number of lanes (its workers + `spare`), each lane a
 driver thread that hands the actor one share at a time and streams the results back as the actor's workers finish
-them (a streaming-generator actor method). So backpressure is the lanes: no actor holds more shares than it has
-lanes, enough to keep each of its workers busy with one more share ready behind.
+them (a streaming-generator actor method, its results in groups: what finished within GROUP_S of the group's
+first). So backpressure is the lanes: no actor holds more shares than it has lanes, enough to keep each of its
+workers busy with one more share ready behind.
 
 The driver stays the single writer of the store and the only caller of the model endpoints: results reach
 `deliver` in driver threads, exactly once per task. When an actor dies (its process killed, its node lost) the
@@ -34,6 +35,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import queue
 import socket
 import threading
 import time
@@ -51,6 +53,7 @@ from . import Deliver, HeldWorker, SandboxBackend
 SLOTS = "sandbox_slots"  # the custom resource a node offers: how many sandbox workers it runs
 SPARE_LANES = 1  # shares an actor holds beyond one per worker: the next ready when a worker frees
 SHARE = 64  # tasks of a batch handed to one actor at a time
+GROUP_S = 0.005  # an actor sends the results that finish this soon after another with it: one Ray object, not several
 ACTOR_RESTARTS = 3  # per actor, by Ray, after its process dies
 SHARE_ATTEMPTS = 3  # actors a share is handed to before its tasks end as infrastructure failures
 READY_TIMEOUT_S = 300.0  # an actor builds its warm workers (containers) before it says it is ready
@@ -85,11 +88,24 @@ class _SandboxActor:
         """(workers, pid, problem): what the driver needs to use this actor, or why it cannot."""
         return (self.sandbox.capacity if self.sandbox else 0), os.getpid(), self.problem
 
-    def run(self, batch: Batch) -> Iterator[tuple[str, Facts]]:
-        """The batch's results as its tasks finish: (task key, facts), the driver holds the rest."""
+    def run(self, batch: Batch) -> Iterator[list[tuple[str, Facts]]]:
+        """The batch's results as its tasks finish, (task key, facts), a group at a time: what finished within GROUP_S of
+        the group's first. A Ray object costs the driver about as much CPU as a sandboxed execution, so results travel
+        in groups, not one object each; the driver holds the tasks whose group it has not received."""
         assert self.sandbox is not None
-        for result in self.sandbox.stream([batch]):
-            yield result.task.key, result.facts
+        finished: queue.SimpleQueue[Result] = queue.SimpleQueue()
+        self.sandbox.submit(batch, finished.put)
+        left = len(batch.tasks)
+        while left:
+            group = [finished.get()]
+            closes = time.monotonic() + GROUP_S
+            while len(group) < left and (wait := closes - time.monotonic()) > 0:
+                try:
+                    group.append(finished.get(timeout=wait))
+                except queue.Empty:
+                    break
+            left -= len(group)
+            yield [(result.task.key, result.facts) for result in group]
 
     def reserve(self, program: Program) -> tuple[str, Facts]:
         """A worker held for a game's player (waits for one): (the seat's id, the program's load facts)."""
@@ -311,8 +327,8 @@ class RayBackend(SandboxBackend):
             queued.attempts += 1
             try:
                 for ref in actor.handle.run.options(num_returns="streaming").remote(Batch(queued.batch.program, left)):
-                    key, facts = self._ray.get(ref)
-                    self._deliver(queued, tasks[key], facts)
+                    for key, facts in self._ray.get(ref):
+                        self._deliver(queued, tasks[key], facts)
             except self._ray.exceptions.RayError as exc:  # the actor died (restarted by Ray) or its node is gone
                 self._requeue(queued, actor, exc)
 
