@@ -274,7 +274,6 @@ class Supervisor:
         serves one program after another: what the last one left (a game not ended, the spare made with its code) is
         stopped first, and its slate proven clean, or the load is refused (the host then rebuilds the worker)."""
         self.end_player()
-        self.discard_spare()
         if not self.clean()["clean"]:
             return {"error": "the last program's slate cannot be proven clean"}, b""
         self.entry, self.limits, self.code = request["entry"], request["limits"], None
@@ -644,7 +643,10 @@ class Supervisor:
 
     def clean(self) -> dict:
         """Kill every process the program left and reset every place it could write, then prove the slate clean:
-        `clean` False means something survived the reset, and the host recycles the worker instead of reusing it."""
+        `clean` False means something survived the reset, and the host recycles the worker instead of reusing it. The
+        spare is let go first (a game's end may come with no player begun, the spare waiting): the slate is proven with
+        nothing of ours on it but the memory reserve's holder."""
+        self.discard_spare()
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
         left = count()
         if left == 0 and self.slate_is_clean():
@@ -1015,7 +1017,6 @@ def main() -> None:
         supervisor.prepare()
     # leave nothing of the solver behind, then say whether that is proven: the next session shares this uid
     supervisor.end_player()
-    supervisor.discard_spare()
     send({"bye": True, **supervisor.clean()})
 
 

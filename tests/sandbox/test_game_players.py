@@ -254,6 +254,23 @@ def test_a_player_told_its_game_is_over_leaves_or_is_killed(sandbox: SandboxBack
     assert against_reference(sandbox, strategy()).statuses == ("legal", "legal")
 
 
+def test_a_game_ended_before_its_player_began_leaves_the_next_game_its_player(sandbox: SandboxBackend) -> None:
+    """A seat whose game ended before its turn to begin (the other seat forfeited first) is still ended: the worker's
+    next game finds its player waiting, as ever (the spare made ahead of it once was killed by that end's clean-up,
+    and the supervisor crashed on reaping it: the next game void)."""
+    source = strategy()
+    held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
+    try:
+        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
+        first = play(CARDNIM, CARDNIM.setup(2, 0), seats)  # the spare is made after this game's end
+        ended = held.end()  # a game's end with no player begun
+        second = play(CARDNIM, CARDNIM.setup(2, 1), seats)
+    finally:
+        held.release()
+    assert (first.statuses, second.statuses) == (("legal", "legal"), ("legal", "legal")), second
+    assert (ended.clean, ended.infra_error) == (True, None), ended
+
+
 OUTLIVE = strategy("import os, time\n        if os.fork() == 0:\n            os.setsid()\n            time.sleep(1000)")
 
 
