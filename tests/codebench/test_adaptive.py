@@ -122,6 +122,11 @@ def test_the_search_stops_at_the_width_else_at_the_budget() -> None:
     narrow = [(7, 40, 40), (8, 30, 40), (9, 10, 40), (10, 0, 40)]
     assert HANOI.estimate(narrow).width < 1.0
     assert HANOI.done(narrow, target_width=1.0, budget=10) is StopReason.WIDTH  # the width first
+    some = [(6, 9, 10), (8, 5, 10), (10, 1, 10)]
+    width = HANOI.estimate(some).width
+    assert 1 < width < 5
+    assert HANOI.done(some, target_width=width, budget=100) is None  # narrower than the target, strictly
+    assert HANOI.done(some, target_width=width * (1 + 1e-9), budget=100) is StopReason.WIDTH
     assert HANOI.done([(8, 1, 2), (9, 1, 2)], target_width=1.0, budget=4) is StopReason.BUDGET
     assert HANOI.done([(8, 1, 2), (9, 1, 2)], target_width=1.0, budget=5) is None
     assert HANOI.done([], target_width=1.0, budget=0) is StopReason.BUDGET
