@@ -48,7 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -143,8 +143,8 @@ class AdaptiveDesign:
             raise ValueError(f"the grid needs at least one midpoint and one slope, got {self.midpoints!r} × {self.slopes!r}")
         if not 0 < self.slope_range[0] <= self.slope_range[1] < math.inf:
             raise ValueError(f"the slopes must satisfy 0 < slope_low <= slope_high < inf, got {self.slope_range}")
-        if not 0 <= self.lapse < 0.5:
-            raise ValueError(f"the lapse must be in [0, 0.5), got {self.lapse!r}")
+        if not 0 < self.lapse < 0.5:  # at 0, one stray result has likelihood 0 at every midpoint but one side's
+            raise ValueError(f"the lapse must be in (0, 0.5), got {self.lapse!r}")
 
     @property
     def slope_range(self) -> tuple[float, float]:
@@ -167,7 +167,12 @@ class AdaptiveDesign:
 
     def success(self, complexities: np.ndarray) -> np.ndarray:
         """p(λ) at each λ (rows) for each grid point (columns: midpoint-major, as `Posterior.weights.ravel()`)."""
-        distance = complexities[:, None, None] - self.midpoint_grid[None, :, None]
+        return self._chance(complexities, 1.0)
+
+    def _chance(self, complexities: np.ndarray, side: float) -> np.ndarray:
+        """p(λ) (side 1) or 1 − p(λ) (side −1: the curve mirrored about the midpoint), each from its own tanh, so a
+        chance near 1 never rounds the other side's to 0."""
+        distance = side * (complexities[:, None, None] - self.midpoint_grid[None, :, None])
         fall = 0.5 * (1 - np.tanh(0.5 * self.slope_grid[None, None, :] * distance))  # 1 / (1 + e^x), without overflow
         return (self.lapse + (1 - 2 * self.lapse) * fall).reshape(len(complexities), -1)
 
@@ -178,7 +183,8 @@ class AdaptiveDesign:
 
     @cached_property
     def _log_table(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.log(self._table), np.log1p(-self._table)
+        """ln p and ln(1 − p) at each candidate for each grid point."""
+        return np.log(self._table), np.log(self._chance(self.candidates.astype(float), -1.0))
 
     def counts(self, asked: Iterable[AskedPoint | tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
         """(legal, counted) per candidate, summed over the asked points.
@@ -188,15 +194,19 @@ class AdaptiveDesign:
         """
         legal = np.zeros(len(self.candidates), dtype=np.int64)
         counted = np.zeros(len(self.candidates), dtype=np.int64)
-        for point in asked:
-            complexity, good, total = point
-            if not _is_int(complexity) or not self.lo <= complexity <= self.hi:
-                raise ValueError(f"complexity {complexity!r} is outside the design's range: ask only integers {self.lo}..{self.hi}")
+        for complexity, good, total in asked:
+            index = self._index(complexity)
             if not (_is_int(good) and _is_int(total) and 0 <= good <= total):
                 raise ValueError(f"at complexity {complexity}: {good!r} legal of {total!r} counted; expected 0 <= legal <= counted")
-            legal[complexity - self.lo] += good
-            counted[complexity - self.lo] += total
+            legal[index] += good
+            counted[index] += total
         return legal, counted
+
+    def _index(self, complexity: object) -> int:
+        """The candidate's position; a complexity the design cannot ask is refused."""
+        if not _is_int(complexity) or not self.lo <= complexity <= self.hi:
+            raise ValueError(f"complexity {complexity!r} is outside the design's range: ask only integers {self.lo}..{self.hi}")
+        return int(complexity) - self.lo
 
     def _weights(self, legal: np.ndarray, counted: np.ndarray) -> np.ndarray:
         """Normalised posterior weights over the grid for each row of counts: (rows, midpoints × slopes)."""
@@ -243,6 +253,7 @@ class AdaptiveDesign:
         return np.argmax(expected <= best + _TIE * np.maximum(1.0, np.abs(best)), axis=1)
 
     def posterior(self, asked: Iterable[AskedPoint | tuple[int, int, int]]) -> Posterior:
+        """The posterior on the grid after the asked points (for plotting: its marginal and fitted curve)."""
         legal, counted = self.counts(asked)
         return Posterior(self, self._weights(legal[None], counted[None])[0].reshape(self.midpoints, self.slopes))
 
@@ -280,8 +291,8 @@ class AdaptiveDesign:
         """
         _check_stop(target_width, budget)
         missing = [int(complexity) for complexity in self.candidates if int(complexity) not in truth]
-        if missing:
-            raise ValueError(f"the curve must give p at every complexity {self.lo}..{self.hi}; missing {missing}")
+        if missing or not all(0 <= truth[int(complexity)] <= 1 for complexity in self.candidates):
+            raise ValueError(f"the curve must give a chance in [0, 1] at every complexity {self.lo}..{self.hi}; missing {missing}")
         if not _is_int(repetitions) or repetitions < 1:
             raise ValueError(f"repetitions must be an integer >= 1, got {repetitions!r}")
         if levels is not None and not (levels and all(levels)):
@@ -309,11 +320,6 @@ class AdaptiveDesign:
         return Simulation(counted.sum(axis=1), estimates[:, 0], estimates[:, 1], estimates[:, 2],
                           estimates[:, 2] - estimates[:, 1] < target_width)
 
-    def _index(self, complexity: int) -> int:
-        if not _is_int(complexity) or not self.lo <= complexity <= self.hi:
-            raise ValueError(f"level complexity {complexity!r} is outside the design's range {self.lo}..{self.hi}")
-        return complexity - self.lo
-
 
 def grid_cost(design: AdaptiveDesign, truth: Mapping[int, float], levels: Sequence[Sequence[int]], target_width: float, budget: int, *,
               repetitions: int = 200, seed: int = 0) -> GridCost:
@@ -331,7 +337,7 @@ def _check_stop(target_width: float, budget: int) -> None:
         raise ValueError(f"budget must be an integer >= 0 (counted results), got {budget!r}")
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int | np.integer]:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 

@@ -188,6 +188,7 @@ def test_results_outside_the_range_or_inconsistent_are_refused(asked: list[tuple
     ({"lo": 1, "hi": 4, "midpoints": 0}, "at least one midpoint"),
     ({"lo": 1, "hi": 4, "slope_low": 9.0}, "slope_low <= slope_high"),
     ({"lo": 1, "hi": 4, "lapse": 0.5}, "lapse"),
+    ({"lo": 1, "hi": 4, "lapse": 0.0}, "lapse"),
 ])
 def test_a_design_that_cannot_work_is_refused(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
