@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # highest part it imports (or in its layer: `run` and `games` import each other), so the table is the real one.
 LAYERS = {
     "puzzles": 0, "codebench.errors": 0, "codebench.version": 0,
+    "codebench.adaptive": 0,  # the adaptive search's statistics (numpy only): `run` chooses λ with it, reports read its posterior
     "codebench.types": 1, "codebench.selftest": 1, "codebench.oracles": 1,
     "codebench.keys": 2, "codebench.judge": 2, "codebench.files": 2, "codebench.costs": 2, "codebench.model": 2,
     "codebench.protocols": 2,  # published settings as data: the run's options and the report's table read them
