@@ -47,8 +47,8 @@ class SatParams:
     def __post_init__(self) -> None:
         check_param(CLAUSE_WIDTH <= self.num_vars <= MAX_VARS, "num_vars", self.num_vars, f"{CLAUSE_WIDTH}..{MAX_VARS}")
         most = 2**CLAUSE_WIDTH * comb(self.num_vars, CLAUSE_WIDTH)
-        if self.num_clauses is not None:
-            check_param(1 <= self.num_clauses <= most, "num_clauses", self.num_clauses, f"1..{most} or null")
+        null = "null" if self.num_clauses is not None else f"null with more variables (here null means {self.clause_count})"
+        check_param(1 <= self.clause_count <= most, "num_clauses", self.num_clauses, f"1..{most} or {null}")
 
     @property
     def clause_count(self) -> int:
