@@ -19,12 +19,13 @@ from ._catalog import PUZZLES, get_puzzle, puzzle_names
 from ._errors import InstanceFormatError, ParamError, PuzzleError, UnknownPuzzleError
 from ._json import StrictJSONError, dumps_canonical, loads_strict
 from ._prompt import Prompting, instruction_prompt
-from ._protocol import LEVELS, MAX_SEED, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
+from ._protocol import LEVELS, MAX_SEED, ComplexityAxis, Issue, IssueCode, Puzzle, Record, Verdict, with_repeated_keys
 
 __all__ = [
     "LEVELS",
     "MAX_SEED",
     "PUZZLES",
+    "ComplexityAxis",
     "InstanceFormatError",
     "Issue",
     "IssueCode",

@@ -13,6 +13,10 @@ stated in each module's docstring); only then its `_solve` search, which may its
 (unsolvable, or a deterministic search budget spent). Every refusal is an InstanceFormatError
 naming the rule. `generate` checks its parameters (ParamError) before drawing anything.
 
+Complexity axis. Besides its six levels, a family may declare the one integer λ an adaptive search moves along
+(`ComplexityAxis`): `generate(complexity=λ)` draws an instance at any λ its generator supports, and refuses one
+outside the range saying where and why the generator stops.
+
 Imports only the standard library and this package's `_errors` and `_json`.
 """
 
@@ -277,6 +281,56 @@ T = TypeVar("T")
 Band = tuple[int, int]  # an inclusive integer range a level draws a parameter from
 
 
+def _as_band(value: Any) -> Band:
+    """A level's value of a parameter as a Band: a fixed value v is (v, v)."""
+    return value if isinstance(value, tuple) else (value, value)
+
+
+@dataclass(frozen=True)
+class ComplexityAxis:
+    """The one integer λ an adaptive search moves a family along: `name` is what λ counts, lowest..highest where the
+    generator goes, `limit` why it goes no further (the end of a sentence "… cannot go past λ because <limit>").
+
+    `levels` holds the λ range each level draws; `sets` the parameters λ decides (the family's `band_at` says how
+    the others follow λ); a level the axis meets only in part, or not at all (absent from `levels`), is named in
+    `disagree` with the reason. Every other level's band equals the axis's band at each of its λ but for `sets`.
+    """
+
+    name: str
+    lowest: int
+    highest: int
+    limit: str
+    levels: Mapping[int, Band]
+    sets: frozenset[str]
+    disagree: Mapping[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def along(cls, name: str, levels: Mapping[int, Mapping[str, object]], lowest: int, highest: int, limit: str,
+              also: Iterable[str] = (), disagree: Mapping[int, str] | None = None) -> ComplexityAxis:
+        """The axis whose λ is the parameter `name` itself: each level's λ range is its value of `name`; λ sets `also`
+        those parameters."""
+        ranges = {level: _as_band(band[name]) for level, band in levels.items()}
+        return cls(name, lowest, highest, limit, ranges, frozenset({name, *also}), dict(disagree or {}))
+
+    def check(self, puzzle: str, lam: object) -> int:
+        """λ itself when it lies on the axis.
+
+        Raises:
+            ParamError: λ is not an integer within lowest..highest (the message says the range and why it ends).
+        """
+        if not is_int(lam):
+            raise ParamError(f"{puzzle}: complexity {clip(lam)}: expected an integer {self.name}={self.lowest}..{self.highest}")
+        if not self.lowest <= lam <= self.highest:
+            raise ParamError(f"{puzzle}: complexity {self.name}={clip(lam)} is outside {self.lowest}..{self.highest}: "
+                             f"this puzzle's generator cannot go past {self.name}={self.highest} because {self.limit}")
+        return lam  # type: ignore[return-value]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"name": self.name, "lowest": self.lowest, "highest": self.highest, "limit": self.limit,
+                "levels": {str(level): list(band) for level, band in sorted(self.levels.items())},
+                "sets": sorted(self.sets), "disagree": {str(level): why for level, why in sorted(self.disagree.items())}}
+
+
 def first_reaching(candidates: Iterable[tuple[float, T]], target: float, tries: int) -> tuple[int, float, T]:
     """(candidates weighed, hardness, candidate): the first of at most `tries` (hardness, candidate) pairs to reach
     `target`, else the hardest of them (the earliest of equals).
@@ -366,24 +420,38 @@ class Puzzle(ABC, Generic[P]):
     # Levels the first seed's own parameters make easier than the level below on a reference metric, and why: the
     # generators choose instances so every other step rises, and a difficulty report names these as the seed's doing.
     easier_levels: ClassVar[Mapping[int, str]] = {}
+    axis: ClassVar[ComplexityAxis | None] = None  # the λ an adaptive search moves along; None: the family has none
 
-    def generate(self, level: int | None = None, seed: int = 0, *, params: Mapping[str, object] | None = None) -> Record:
-        """Make the instance for (level or params, seed): same inputs, same bytes, in any process.
+    def generate(self, level: int | None = None, seed: int = 0, *, params: Mapping[str, object] | None = None,
+                 complexity: int | None = None) -> Record:
+        """Make the instance for (level, params or complexity, seed): same inputs, same bytes, in any process.
 
-        With a level, `params` may set only presentation parameters (such as the cube's
-        `reveal_scramble`): they change what the instance shows, never which instance is drawn,
-        so the same (level, seed) gives the same puzzle with or without them.
+        With a level or a complexity λ (see `axis`), `params` may set only presentation parameters
+        (such as the cube's `reveal_scramble`): they change what the instance shows, never which
+        instance is drawn, so the same (level, seed) gives the same puzzle with or without them.
+        A complexity record's id is `<name>/c<λ>/s<seed>`, its level None and its meta["lambda"] λ.
 
         Raises:
-            ParamError: no level and no params, an unknown level, a bad seed or parameter.
+            ParamError: none or two of level and complexity and params, an unknown level, a complexity off the
+                axis (or no axis), a bad seed or parameter.
         """
         if not is_int(seed) or not 0 <= seed <= MAX_SEED:
             raise ParamError(f"seed {clip(seed)}: expected an integer 0..2^64-1")
-        if level is None and params is None:
-            raise ParamError("give a level, explicit parameters, or a level with presentation parameters")
+        if level is None and params is None and complexity is None:
+            raise ParamError("give a level, a complexity, explicit parameters, or a level with presentation parameters")
+        if level is not None and complexity is not None:
+            raise ParamError("give a level or a complexity, not both")
         given = dict(params or {})
         shown = {k: given[k] for k in sorted(k for k in given if k in self.presentation_params)}
-        if level is None:
+        extra: dict[str, JSON] = {}
+        if complexity is not None:
+            lam = self.complexity_axis().check(self.name, complexity)
+            self._check_presentation_only(given, "complexity")
+            rng = random.Random(f"{self.name}|c{lam}|{seed}")
+            chosen = self.draw(self.band_at(lam), rng, shown)
+            record_id = f"{self.name}/c{lam}/s{seed}"
+            extra = {"lambda": lam}
+        elif level is None:
             chosen = params_from_mapping(self.params_type, given)
             drawn = dumps_canonical({k: v for k, v in dataclasses.asdict(chosen).items() if k not in self.presentation_params})
             rng = random.Random(f"{self.name}|{drawn}|{seed}")
@@ -395,22 +463,53 @@ class Puzzle(ABC, Generic[P]):
             record_id = f"{self.name}/L{level}/s{seed}"
         record_id += "".join(f"+{k}={dumps_canonical(v)}" for k, v in shown.items())
         instance, meta = self.build(chosen, rng)
-        return Record(record_id, self.name, level, seed, dataclasses.asdict(chosen), instance, {"version": self.version, **meta})
+        return Record(record_id, self.name, level, seed, dataclasses.asdict(chosen), instance,
+                      {"version": self.version, **meta, **extra})
 
     def _check_level(self, level: object, given: Mapping[str, object]) -> None:
         if not is_int(level) or level not in self.levels:
             raise ParamError(f"{self.name}: level {clip(level)} does not exist; levels are {min(self.levels)}-{max(self.levels)}")
+        self._check_presentation_only(given, "level")
+
+    def _check_presentation_only(self, given: Mapping[str, object], what: str) -> None:
         drawn = sorted(_name(k) for k in given if k not in self.presentation_params)
         if drawn:
             allowed = ", ".join(sorted(self.presentation_params)) or "none for this puzzle"
-            raise ParamError(f"parameter(s) {', '.join(drawn)} cannot be combined with a level "
-                              f"(presentation parameters only: {allowed}); drop the level to set them")
+            raise ParamError(f"parameter(s) {', '.join(drawn)} cannot be combined with a {what} "
+                              f"(presentation parameters only: {allowed}); drop the {what} to set them")
 
     def params_for_level(self, level: int, rng: random.Random, shown: Mapping[str, object] | None = None) -> P:
         """Draw this level's parameters (each Band in sorted field order), then apply presentation ones."""
-        band = self.levels[level]
+        return self.draw(self.levels[level], rng, shown)
+
+    def draw(self, band: Mapping[str, object], rng: random.Random, shown: Mapping[str, object] | None = None) -> P:
+        """Parameters from a band (each Band drawn in sorted field order), then the presentation ones applied."""
         values = {k: rng.randint(*v) if isinstance(v, tuple) else v for k, v in sorted(band.items())}
         return params_from_mapping(self.params_type, {**values, **(shown or {})})
+
+    def complexity_axis(self) -> ComplexityAxis:
+        """The family's complexity axis.
+
+        Raises:
+            ParamError: the family declares none (a plugin need not).
+        """
+        if self.axis is None:
+            raise ParamError(f"puzzle {self.name} declares no complexity axis; adaptive search needs one")
+        return self.axis
+
+    def band_at(self, lam: int) -> dict[str, object]:
+        """The parameters at λ, written as a level's band (a value, or a Band the instance's RNG draws from).
+
+        By default the band of the highest level whose λ range starts at or below λ (level 1's below the ladder),
+        with λ's own parameter set to λ: the levels' other parameters carry on between and beyond them. A family
+        whose other parameters follow λ otherwise overrides this (and says how in its module docstring).
+        """
+        return {**self.levels[self.level_at(lam)], self.complexity_axis().name: lam}
+
+    def level_at(self, lam: int) -> int:
+        """The level whose band λ carries on: the highest whose λ range starts at or below λ (else the lowest on the axis)."""
+        ranges = self.complexity_axis().levels
+        return max((level for level, (low, _) in ranges.items() if low <= lam), default=min(ranges))
 
     @abstractmethod
     def build(self, params: P, rng: random.Random) -> tuple[dict[str, JSON], dict[str, JSON]]:

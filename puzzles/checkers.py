@@ -7,6 +7,8 @@ Answer: {"moves": [[colour, from, to], …]}, colour "R" or "B", cells 0-indexed
 
 Bounds: 1 ≤ n ≤ MAX_N = 100 for generate and solve (the constructive solver is O(n²): 10,200 moves
 at n = 100). solve also requires the board to be exactly R^n _ B^n for the instance's n.
+
+Complexity axis: λ = n, 1..MAX_N, the one parameter (the board is R^n _ B^n at every n).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import random
 from dataclasses import dataclass
 
 from ._errors import InstanceFormatError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 MAX_N = 100  # checkers of each colour, for generate and solve
 EMPTY = "_"
@@ -54,6 +56,8 @@ class Checkers(Puzzle[CheckersParams]):
         5: {"n": (6, 8)},
         6: {"n": (10, 15)},
     }
+    axis = ComplexityAxis.along("n", levels, lowest=1, highest=MAX_N,
+                                limit=f"generate and solve share the bound n ≤ {MAX_N} ({(MAX_N + 1) ** 2 - 1} moves)")
     instance_schema = {
         "type": "object",
         "required": ["n", "board"],

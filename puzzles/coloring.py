@@ -13,6 +13,11 @@ solve takes any graph (DIMACS imports included) with 1..MAX_SOLVE_NODES = 10,000
 [u, v] between two different nodes 0..n−1, and num_colors ≥ 1, as long as its one-hot CNF (n·k +
 n·k(k−1)/2 + m·k clauses) stays within MAX_SOLVE_CLAUSES = 5,000,000; the SAT search gives up, with
 an error, after SOLVE_CONFLICTS = 1,000,000 conflicts (deterministic; generated instances need a few thousand at most).
+
+Complexity axis: λ = n (num_nodes), 4..MAX_NODES, the parameter every level raises. The colours (3) and search_target
+carry on from the level below (level 1's below the ladder), and so does its density: its edges scaled by λ / its n
+(level 6's null stays 2.4 n), which is each level's own edge count at its n (fewer than 4 nodes cannot take level
+1's density with three colours).
 """
 
 from __future__ import annotations
@@ -24,7 +29,21 @@ from itertools import combinations
 from math import comb
 
 from ._errors import InstanceFormatError, ParamError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, index_key, is_int, listing, open_answer
+from ._protocol import (
+    JSON,
+    ComplexityAxis,
+    IssueCode,
+    Issues,
+    Puzzle,
+    Verdict,
+    check_param,
+    clip,
+    first_reaching,
+    index_key,
+    is_int,
+    listing,
+    open_answer,
+)
 from ._sat import decisions, solve_within
 
 MAX_NODES = 300  # nodes generate draws
@@ -123,6 +142,19 @@ class GraphColoring(Puzzle[ColoringParams]):
         5: {"num_nodes": 50, "num_edges": 115, "num_colors": 3, "search_target": 20},
         6: {"num_nodes": (75, 100), "num_edges": None, "num_colors": 3, "search_target": 35},
     }
+    axis = ComplexityAxis.along("num_nodes", levels, lowest=4, highest=MAX_NODES,
+                                limit=f"generate draws at most {MAX_NODES} nodes (there a graph takes up to ~1.5 s to draw and "
+                                      "weigh against the level's search target)")
+
+    def band_at(self, lam: int) -> dict[str, object]:
+        """The level below's band at n = λ, its edge count (or band) scaled by λ / its n: the same density."""
+        band = dict(self.levels[self.level_at(lam)])
+        edges, nodes = band["num_edges"], band["num_nodes"]
+        if isinstance(edges, tuple):
+            band["num_edges"] = tuple(round(end * lam / nodes) for end in edges)  # type: ignore[operator]
+        elif edges is not None:
+            band["num_edges"] = round(edges * lam / nodes)  # type: ignore[operator]
+        return {**band, "num_nodes": lam}
     instance_schema = {
         "type": "object",
         "required": ["num_nodes", "edges", "num_colors"],

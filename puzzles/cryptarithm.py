@@ -13,6 +13,11 @@ a word of 1..MAX_SOLVE_WORD = 15 uppercase letters A–Z (so CP-SAT's coefficien
 stay well inside 64 bits), with at most MAX_LETTERS = 10 distinct letters (more cannot take distinct
 digits). With ≤ 10 letters of domain 0–9 the search space is at most 10! assignments, so CP-SAT
 ends quickly either way.
+
+Complexity axis: λ = L, the longest addend (max_len), 2..MAX_LENGTH: the one parameter that rises by one at every
+level (3..8); the letters saturate at 10 from level 5 on, so they cannot carry an axis. Every other parameter (addends,
+min_len, the letter band, unique, search_target) carries on from the level below, level 1's below the ladder, so at
+L = 2 addends of exactly two letters. meta's max_word_length counts the result too: L or L + 1.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._errors import InstanceFormatError, ParamError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, is_int, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Issues, Puzzle, Verdict, check_param, clip, first_reaching, is_int, open_answer
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -155,6 +160,9 @@ class Cryptarithm(Puzzle[CryptarithmParams]):
         5: {"addends": (4, 5), "min_len": 5, "max_len": 7, "min_letters": 9, "max_letters": 10, "unique": True, "search_target": 3000},
         6: {"addends": (6, 10), "min_len": 6, "max_len": 8, "min_letters": 10, "max_letters": 10, "unique": True, "search_target": 10_000},
     }
+    axis = ComplexityAxis.along("max_len", levels, lowest=2, highest=MAX_LENGTH,
+                                limit=f"addends are drawn with at most {MAX_LENGTH} letters (at L = {MAX_LENGTH} with 6–10 addends "
+                                      "a unique puzzle takes up to ~7 s to find)")
     instance_schema = {
         "type": "object",
         "required": ["addends", "result"],

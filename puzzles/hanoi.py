@@ -6,6 +6,8 @@ Bounds: n ≤ MAX_DISKS = 24 for generate and solve alike: the reference answer 
 about 13 s and 1.7 GB to build at n = 24 (16.8 M moves); n = 40 would be 10^12 moves. solve also
 requires the instance to be consistent: three distinct string pegs, start and goal two different
 ones of them.
+
+Complexity axis: λ = n, 1..MAX_DISKS, the one parameter the levels raise; the pegs stay A → C as at every level.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._errors import InstanceFormatError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 PEGS = ["A", "B", "C"]
 MAX_DISKS = 24  # 2^24 − 1 moves: the most a generated or solved instance may ask for
@@ -46,6 +48,8 @@ class Hanoi(Puzzle[HanoiParams]):
         5: {"n": (9, 10)},
         6: {"n": (12, 15)},
     }
+    axis = ComplexityAxis.along("n", levels, lowest=1, highest=MAX_DISKS,
+                                limit=f"the reference answer has 2^n − 1 moves (16.8 M at n = {MAX_DISKS}: 13 s and 1.7 GB to build)")
     instance_schema = {
         "type": "object",
         "required": ["n", "pegs", "start", "goal"],

@@ -10,6 +10,9 @@ Bounds: pairs ≤ MAX_PAIRS = 100 and capacity ≤ MAX_CAPACITY = 12 for generat
 BFS then has O(pairs) safe states and takes milliseconds. solve also requires `people` to be exactly
 A_1, a_1, …, A_n, a_n (in any order), and refuses an unsolvable (pairs, capacity) naming the smallest
 capacity that works.
+
+Complexity axis: λ = pairs, 1..MAX_PAIRS. The capacity carries on from the level below (2 up to 3 pairs, 3 for 4–5,
+4 from 6 on), which is the smallest that works at every λ: the levels' own rule, so axis and levels agree.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._errors import InstanceFormatError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 MAX_PAIRS = 100
 MAX_CAPACITY = 12
@@ -148,6 +151,8 @@ class RiverCrossing(Puzzle[RiverCrossingParams]):
         5: {"pairs": (6, 7), "capacity": 4},
         6: {"pairs": (8, 10), "capacity": 4},
     }
+    axis = ComplexityAxis.along("pairs", levels, lowest=1, highest=MAX_PAIRS,
+                                limit=f"generate and solve share the bound pairs ≤ {MAX_PAIRS} (the count BFS's bound)")
     easier_levels = {  # a bigger boat shortens the minimal plan: 4 couples take 9 trips with 3 seats, 3 take 11 with 2
         3: "the seed's level 3 boat holds 3 (level 2: 2)",
         5: "the seed's level 5 boat holds 4 (level 4: 3)",

@@ -15,6 +15,9 @@ mirrored, corner twists summing to 0 mod 3, edge flips to 0 mod 2, and corner an
 of equal parity (colour counts alone admit 11 of every 12 unreachable states). Then the search is
 bounded by construction: a meet-in-the-middle search to SOLVE_RADIUS = 3 turns each side, else
 kociemba's two-phase search to KOCIEMBA_DEPTH = 24 turns (≤ 0.2 s measured).
+
+Complexity axis: λ = ℓ (scramble_length), 1..MAX_SCRAMBLE; η and the solved target stay as at every level. Past about
+20 turns a canonical scramble is close to a random state (God's number is 20), so the top of the axis grows no harder.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._errors import InstanceFormatError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, open_answer, reject
+from ._protocol import JSON, ComplexityAxis, IssueCode, Puzzle, Verdict, check_param, clip, open_answer, reject
 
 FACES = "URFDLB"  # kociemba order; the opposite of face i is face (i + 3) % 6
 SOLVED = "".join(face * 9 for face in FACES)
@@ -274,6 +277,8 @@ class RubiksCube(Puzzle[RubikParams]):
         5: {"scramble_length": (7, 10)},
         6: {"scramble_length": (15, 25)},
     }
+    axis = ComplexityAxis.along("scramble_length", levels, lowest=1, highest=MAX_SCRAMBLE,
+                                limit=f"scrambles are drawn up to {MAX_SCRAMBLE} turns (past ~20 they grow no harder)")
     instance_schema = {
         "type": "object",
         "required": ["state", "target", "scramble"],

@@ -9,6 +9,10 @@ included) with at most MAX_SOLVE_VARS = 100,000 variables and MAX_SOLVE_LITERALS
 literals in all, every literal a non-zero integer naming a variable 1..num_vars and every clause
 non-empty; SAT is NP-complete, so the search itself is bounded too: it gives up, with an error,
 after SOLVE_CONFLICTS = 1,000,000 solver conflicts (deterministic; generated instances need < 10^4).
+
+Complexity axis: λ = n (num_vars), 4..MAX_VARS, at the threshold density: m = round(4.26 n) as levels 4 and 6 draw,
+so λ moves size alone (3 variables hold only 8 distinct clauses, fewer than 13). Levels 1, 3 and 5 pin SATLIB's sizes
+instead (m = 15, 91, 218 against 21, 85, 213 on the axis); the axis keeps one density rather than step at them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from math import comb
 from typing import TYPE_CHECKING
 
 from ._errors import InstanceFormatError, ParamError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Issues, Puzzle, Verdict, check_param, clip, index_key, is_int, listing, open_answer
 from ._sat import decisions, solve_within
 
 if TYPE_CHECKING:
@@ -47,8 +51,8 @@ class SatParams:
     def __post_init__(self) -> None:
         check_param(CLAUSE_WIDTH <= self.num_vars <= MAX_VARS, "num_vars", self.num_vars, f"{CLAUSE_WIDTH}..{MAX_VARS}")
         most = 2**CLAUSE_WIDTH * comb(self.num_vars, CLAUSE_WIDTH)
-        if self.num_clauses is not None:
-            check_param(1 <= self.num_clauses <= most, "num_clauses", self.num_clauses, f"1..{most} or null")
+        null = "null" if self.num_clauses is not None else f"null with more variables (here null means {self.clause_count})"
+        check_param(1 <= self.clause_count <= most, "num_clauses", self.num_clauses, f"1..{most} or {null}")
 
     @property
     def clause_count(self) -> int:
@@ -99,6 +103,17 @@ class Sat(Puzzle[SatParams]):
         5: {"num_vars": 50, "num_clauses": 218},
         6: {"num_vars": (75, 100), "num_clauses": None},
     }
+    axis = ComplexityAxis.along(
+        "num_vars", levels, lowest=4, highest=MAX_VARS, also={"num_clauses"},  # λ decides the clause count too
+        limit=f"generate draws at most {MAX_VARS} variables (a satisfiable formula at n = {MAX_VARS} takes 5–13 s to draw and "
+              "prove, and the solver's proofs grow exponentially past it)",
+        disagree={1: "level 1 pins 15 clauses (α = 3, a sanity check); the axis draws round(4.26 n) = 21 at n = 5",
+                  3: "level 3 pins SATLIB's uf20-91 (91 clauses); the axis draws round(4.26 n) = 85 at n = 20",
+                  5: "level 5 pins SATLIB's uf50-218 (218 clauses); the axis draws round(4.26 n) = 213 at n = 50"})
+
+    def band_at(self, lam: int) -> dict[str, object]:
+        """n = λ at the threshold density (num_clauses null) whatever the level below pins."""
+        return {"num_vars": lam, "num_clauses": None}
     instance_schema = {
         "type": "object",
         "required": ["num_vars", "clauses"],

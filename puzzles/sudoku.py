@@ -14,6 +14,12 @@ regions of N cells per id; an N×N grid of 0..N), refuses givens that repeat a d
 column or region (naming the unit), and refuses a grid without completion; the SAT search gives up,
 with an error, after SOLVE_CONFLICTS = 1,000,000 conflicts (deterministic; generated puzzles need
 a few hundred).
+
+Complexity axis: λ = q, the blank cells of a 9×9 puzzle (givens = 81 − q), 1..67. Up to q = 58, level 5's top, boxes
+with the logic and τ target of the level below (none below level 3's 36 blanks, where no puzzle of 46+ givens
+needs more than singles); past it, where box puzzles run out (22 givens took up to 334 fresh grids, 21 none in
+1000), jigsaw regions as level 6 draws them, down to 14 givens (13 took ~300 of MAX_ATTEMPTS grids). Levels 1 and 2
+change the grid (4×4, 6×6) along with the blanks: they lie off the axis.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._errors import InstanceFormatError, ParamError
-from ._protocol import JSON, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer, reject
+from ._protocol import JSON, ComplexityAxis, IssueCode, Issues, Puzzle, Verdict, check_param, clip, is_int, open_answer, reject
 from ._sat import solve_within
 
 MAX_SIZE = 16  # N, for generate and solve
@@ -35,6 +41,8 @@ MAX_ATTEMPTS = 1000  # fresh grids tried before a givens/logic/τ target is decl
 CONFLICT_BUDGET = 10_000  # per SAT call while generating; some jigsaw partitions are hard to refute
 TAU_BUDGET = 10_000  # search nodes (~2.5 s on 9×9) after which τ is reported as capped
 SAT_SOLVER = "cadical153"  # honours set_phases, which randomises the full grid
+BOX_BLANKS = 58  # the complexity axis's last box puzzle (23 givens, level 5's top); past it jigsaw regions
+MAX_BLANKS = 67  # the complexity axis's top (14 givens, jigsaw)
 
 
 @dataclass(frozen=True)
@@ -338,6 +346,21 @@ class Sudoku(Puzzle[SudokuParams]):
         5: {"size": 9, "box_rows": 3, "givens": (23, 26), "logic": "beyond_singles", "tau_target": 8},
         6: {"size": 9, "box_rows": 3, "jigsaw": True, "givens": (16, 19), "logic": "beyond_singles", "tau_target": 30},
     }
+    axis = ComplexityAxis(
+        "q", 1, MAX_BLANKS,
+        limit=f"below {81 - MAX_BLANKS} givens even jigsaw regions rarely leave a unique puzzle "
+              f"({80 - MAX_BLANKS} took ~300 of {MAX_ATTEMPTS} fresh grids)",
+        levels={level: (81 - band["givens"][1], 81 - band["givens"][0]) for level, band in levels.items() if band["size"] == 9},
+        sets=frozenset({"givens"}),
+        disagree={1: "level 1 is a 4×4 grid, off the 9×9 axis (it changes the grid size with the blanks)",
+                  2: "level 2 is a 6×6 grid, off the 9×9 axis (it changes the grid size with the blanks)"},
+    )
+
+    def band_at(self, lam: int) -> dict[str, object]:
+        """81 − λ givens: plain boxes below level 3, then the band of the level below, jigsaw (level 6's) past BOX_BLANKS."""
+        if lam < self.complexity_axis().levels[3][0]:
+            return {"size": 9, "box_rows": 3, "givens": 81 - lam}
+        return {**self.levels[6 if lam > BOX_BLANKS else self.level_at(lam)], "givens": 81 - lam}
     instance_schema = {
         "type": "object",
         "required": ["size", "box", "regions", "grid"],

@@ -8,6 +8,13 @@ Bounds: capacities 1..MAX_CAPACITY = 1000 for generate and solve, so the state s
 at most ~10^6 states and a pour strategy at most 2(a+b) steps (jugs of 10^9 would take ~10^9); step
 bands run 2..MAX_STEPS = 4000. solve also requires exactly the jugs A and B, and a reachable target:
 1 ≤ g ≤ max(a, b) and gcd(a, b) divides g.
+
+Complexity axis: λ = pours, the pours of a shortest plan, 1..800; the target's minimal step count is exactly 2λ, since
+every pour of a shortest plan follows one fill or empty (no target but a capacity takes an odd count; checked by BFS
+for capacities below 30). So a level's step band is a pours band: level 2's 5–8 steps are 3–4 pours. Up to level 6's
+top (50 pours) the capacities are the level's; past it they grow as 4λ (up to MAX_CAPACITY), where ~60 % of capacity
+pairs have a target of exactly 2λ steps. At MAX_CAPACITY, 1,600 steps still come from ~6 % of pairs (so MAX_DRAWS
+finds one), 1,800 from ~1 % and none reaches 2,000.
 """
 
 from __future__ import annotations
@@ -18,12 +25,13 @@ from dataclasses import dataclass
 from math import gcd
 
 from ._errors import InstanceFormatError, ParamError
-from ._protocol import JSON, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
+from ._protocol import JSON, ComplexityAxis, IssueCode, Puzzle, Verdict, check_param, clip, is_int, open_answer
 
 ACTIONS = ("Fill A", "Fill B", "Empty A", "Empty B", "Pour A to B", "Pour B to A")
 MAX_CAPACITY = 1000  # per jug, for generate and solve: bounds the (a+1)(b+1) state space
 MAX_STEPS = 4 * MAX_CAPACITY  # a step band's top: no target needs more than ~2·capacity steps
 MAX_DRAWS = 1000  # capacity pairs tried before a band is declared empty (deterministic, not timed)
+MAX_POURS = 800  # the complexity axis's top: 1,600-step targets at MAX_CAPACITY
 BAR_WIDTH = 40
 
 State = tuple[int, int]
@@ -114,6 +122,19 @@ class WaterJug(Puzzle[WaterJugParams]):
         5: {"max_capacity": 60, "min_steps": 25, "max_steps": 40},
         6: {"max_capacity": 200, "min_steps": 41, "max_steps": 100},
     }
+    axis = ComplexityAxis(
+        "pours", 1, MAX_POURS,
+        limit=f"jugs hold at most {MAX_CAPACITY}, where a {2 * MAX_POURS}-step target comes from only ~6 % of capacity pairs and "
+              "longer ones thin out fast (none reaches 2,000 steps)",
+        levels={level: ((band["min_steps"] + 1) // 2, band["max_steps"] // 2) for level, band in levels.items()},  # steps / 2
+        sets=frozenset({"min_steps", "max_steps"}),
+    )
+
+    def band_at(self, lam: int) -> dict[str, object]:
+        """Exactly 2λ steps; the capacity of the level below, or past level 6's top 4λ (at most MAX_CAPACITY)."""
+        level = self.level_at(lam)
+        capacity = self.levels[level]["max_capacity"] if lam <= self.complexity_axis().levels[6][1] else min(4 * lam, MAX_CAPACITY)
+        return {"max_capacity": capacity, "min_steps": 2 * lam, "max_steps": 2 * lam}
     instance_schema = {
         "type": "object",
         "required": ["capacities", "target"],

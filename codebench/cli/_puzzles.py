@@ -44,6 +44,8 @@ console = Console()
 status = Console(stderr=True, soft_wrap=True)  # a path or a message in a log stays on one line
 
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write JSONL here instead of stdout.")]
+ComplexityOption = Annotated[Optional[int], typer.Option(
+    "--complexity", "-c", help="λ on the puzzle's complexity axis instead of a level (its range: `codebench puzzles list`).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 BUILT_IN = "built-in"  # where a puzzle or game that codebench ships comes from
 
@@ -52,10 +54,17 @@ def _band_text(band: dict[str, object]) -> str:
     return ", ".join(f"{k}={v[0]}–{v[1]}" if isinstance(v, tuple) else f"{k}={v}" for k, v in band.items())
 
 
+def _axis_text(puzzle: Puzzle[Any]) -> str:
+    """The complexity axis as `name lowest–highest`, or — when the puzzle declares none."""
+    axis = puzzle.axis
+    return "—" if axis is None else f"{axis.name}={axis.lowest}–{axis.highest}"
+
+
 @puzzles_app.command("list")
 def list_puzzles(as_json: JsonOption = False) -> None:
-    """List the puzzle families and the games, with their levels and where each comes from (built-in, or the
-    distribution that registers it); a plugin that cannot be used is left out with a warning."""
+    """List the puzzle families and the games, with their levels, each puzzle's complexity axis λ (the range
+    --complexity takes) and where each comes from (built-in, or the distribution that registers it); a plugin that
+    cannot be used is left out with a warning."""
     plugins = [*PUZZLE_PLUGINS.every(), *GAME_PLUGINS.every()]
     for plugin in plugins:
         if plugin.problem is not None:
@@ -63,7 +72,7 @@ def list_puzzles(as_json: JsonOption = False) -> None:
     found = [(p, BUILT_IN) for p in (*PUZZLES, *GAMES)] + [(plugin.found, plugin.origin) for plugin in plugins if plugin.problem is None]
     if as_json:
         rows = [{"name": p.name, "title": p.title, "kind": p.kind, "version": p.version, "origin": origin,
-                 **({"players": p.players} if p.kind == "interactive" else {}),
+                 **({"players": p.players} if p.kind == "interactive" else {"axis": p.axis and p.axis.to_json()}),
                  "levels": {str(k): {f: list(v) if isinstance(v, tuple) else v for f, v in band.items()}
                             for k, band in p.levels.items()}} for p, origin in found]
         console.print_json(json.dumps(rows))
@@ -73,11 +82,12 @@ def list_puzzles(as_json: JsonOption = False) -> None:
     table.add_column("title")
     for level in range(1, 7):
         table.add_column(f"L{level}")
+    table.add_column("λ")
     table.add_column("from", no_wrap=True)
     for p, origin in found:
         if p.kind != "interactive":
             table.add_row(p.name, p.title, *(_band_text(dict(p.levels[level])) if level in p.levels else "—" for level in range(1, 7)),
-                          origin)
+                          _axis_text(p), origin)
     console.print(table)
     playable = [(g, origin) for g, origin in found if g.kind == "interactive"]
     levels = range(1, max(max(g.levels) for g, _ in playable) + 1)
@@ -93,10 +103,16 @@ def list_puzzles(as_json: JsonOption = False) -> None:
     console.print(games)
 
 
+def _need_choice(level: int | None, complexity: int | None, param: list[str] | None) -> None:
+    if level is None and complexity is None and not param:
+        raise InputError("give --level L, --complexity λ, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
+
+
 @puzzles_app.command()
 def generate(
     name: Annotated[str, typer.Argument(help="Puzzle name (see `codebench puzzles list`).")],
     level: Annotated[Optional[int], typer.Option("--level", "-l", help="Named level 1–6.")] = None,
+    complexity: ComplexityOption = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="First seed.")] = 0,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="Instances: seeds SEED … SEED+COUNT−1.")] = 1,
     param: Annotated[Optional[list[str]], typer.Option(
@@ -105,12 +121,11 @@ def generate(
 ) -> None:
     """Generate instances as JSONL records {id, puzzle, level, seed, params, instance, meta}."""
     puzzle = get_puzzle(name)
-    if level is None and not param:
-        raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
+    _need_choice(level, complexity, param)
     if seed + count - 1 > MAX_SEED >= seed:
         raise InputError(f"--seed {seed} --count {count} runs past the last seed 2^64-1: give a smaller --count")
     params = parse_params(param) if param else None
-    records = (puzzle.generate(level, s, params=params).to_json() for s in range(seed, seed + count))
+    records = (puzzle.generate(level, s, params=params, complexity=complexity).to_json() for s in range(seed, seed + count))
     with Stopping() as stop, open_output(output, option="-o") as out:
         write_records(records, out, stop)
 
@@ -208,17 +223,19 @@ def import_files(
 def show(
     name: Annotated[str, typer.Argument(help="Puzzle name.")],
     level: Annotated[Optional[int], typer.Option("--level", "-l")] = None,
+    complexity: ComplexityOption = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 0,
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="KEY=VALUE, as for generate.")] = None,
 ) -> None:
     """Render one instance for a human: board, grid, equation or cube net (for a game: its starting position)."""
     if name in game_names(plugins=True):
+        if complexity is not None:
+            raise InputError(f"the game {name} has no complexity axis: give --level L")
         show_game(get_game(name), level, seed)
         return
     puzzle = get_puzzle(name)
-    if level is None and not param:
-        raise InputError("give --level L, or --param KEY=VALUE for any complexity (see `codebench puzzles list`)")
-    record = puzzle.generate(level, seed, params=parse_params(param) if param else None)
+    _need_choice(level, complexity, param)
+    record = puzzle.generate(level, seed, params=parse_params(param) if param else None, complexity=complexity)
     console.print(f"[bold]{shown(record.id)}[/]  {puzzle.title}  params {shown(json.dumps(record.params))}", highlight=False)
     console.print(f"complexity {json.dumps(record.meta.get('complexity'))}", highlight=False, markup=False)
     console.print(puzzle.render(record.instance), highlight=False, markup=False)

@@ -14,9 +14,9 @@ import puzzles
 
 ROOT = Path(__file__).resolve().parents[2]
 CODEBENCH = ["LoadedRun", "RunResult", "RunSpec", "__version__", "compare", "evaluate", "load_run", "report"]
-PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "InstanceFormatError", "Issue", "IssueCode", "ParamError", "Prompting", "Puzzle", "PuzzleError",
-           "Record", "ReplyAnswer", "StrictJSONError", "UnknownPuzzleError", "Verdict", "dumps_canonical", "get_puzzle",
-           "instruction_prompt", "loads_strict", "puzzle_names", "read_answer", "with_repeated_keys"]
+PUZZLES = ["LEVELS", "MAX_SEED", "PUZZLES", "ComplexityAxis", "InstanceFormatError", "Issue", "IssueCode", "ParamError", "Prompting",
+           "Puzzle", "PuzzleError", "Record", "ReplyAnswer", "StrictJSONError", "UnknownPuzzleError", "Verdict", "dumps_canonical",
+           "get_puzzle", "instruction_prompt", "loads_strict", "puzzle_names", "read_answer", "with_repeated_keys"]
 
 
 def test_the_roots_export_exactly_the_documented_names() -> None:

@@ -16,7 +16,25 @@ def test_list_json_names_every_family(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0 and [row["kind"] == "interactive" for row in rows].count(False) == 9
     assert rows[0]["name"] == "hanoi" and rows[0]["levels"]["3"] == {"n": [5, 6]}
     cardnim = next(row for row in rows if row["name"] == "cardnim")
-    assert cardnim["players"] == 2 and cardnim["levels"]["1"] == {"stones": [20, 40]}
+    assert cardnim["players"] == 2 and cardnim["levels"]["1"] == {"stones": [20, 40]} and "axis" not in cardnim
+    axis = rows[0]["axis"]
+    assert (axis["name"], axis["lowest"], axis["highest"], axis["levels"]["3"]) == ("n", 1, 24, [5, 6])
+    sudoku = next(row for row in rows if row["name"] == "sudoku")
+    assert sudoku["axis"]["levels"] == {"3": [36, 45], "4": [49, 53], "5": [55, 58], "6": [62, 65]}
+    assert set(sudoku["axis"]["disagree"]) == {"1", "2"}
+
+
+def test_generate_and_show_at_a_complexity_and_past_the_axis(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "puzzles", "generate", "hanoi", "--complexity", "17", "--seed", "3")
+    record = json.loads(out)
+    assert code == 0 and record["id"] == "hanoi/c17/s3" and record["level"] is None and record["meta"]["lambda"] == 17
+    code, out, _ = run_cli(capsys, "puzzles", "show", "waterjug", "-c", "3")
+    assert code == 0 and "waterjug/c3/s0" in out and '"max_steps": 6' in out
+    for argv, message in ((("show", "hanoi", "-c", "25"), "cannot go past n=24 because the reference answer has 2^n"),
+                          (("generate", "hanoi", "-c", "3", "--level", "2"), "a level or a complexity, not both"),
+                          (("show", "cardnim", "-c", "3"), "the game cardnim has no complexity axis")):
+        code, out, err = run_cli(capsys, "puzzles", *argv)
+        assert code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1 and not out
 
 
 def test_generate_solve_validate_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

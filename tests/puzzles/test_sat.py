@@ -190,6 +190,7 @@ def test_solve_refuses_an_unsatisfiable_formula() -> None:
         ({"num_vars": 5, "num_clauses": 0}, "num_clauses"),
         ({"num_vars": 5, "num_clauses": 8 * comb(5, 3) + 1}, "num_clauses"),
         ({"num_clauses": 2.5}, "num_clauses"),
+        ({"num_vars": 3, "num_clauses": None}, "null means 13"),  # 13 clauses of 8 possible: it used to draw forever
     ],
 )
 def test_bad_params_raise_config_error(params: dict, field: str) -> None:
