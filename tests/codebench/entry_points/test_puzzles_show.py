@@ -9,7 +9,7 @@ from .refusal import refused
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["nope", "--level", "1"], "unknown puzzle 'nope'; known puzzles: hanoi"),
-    (["hanoi"], "give --level L, or --param KEY=VALUE"),
+    (["hanoi"], "give --level L, --complexity λ, or --param KEY=VALUE"),
     (["hanoi", "--level", "99"], "hanoi: level 99 does not exist; levels are 1-6"),
     (["hanoi", "--param", "n=40"], "parameter n=40: expected 1..24"),
     (["hanoi", "--level", "1", "--seed", "-1"], "seed -1: expected an integer 0..2^64-1"),
