@@ -200,6 +200,13 @@ class Child:
                 if not data or take(name, data, self.captures, self.result):
                     break
 
+    def let_go(self, grace_s: float) -> bool:
+        """Tell the child it is not needed (its request pipe closed: our loop in it exits) and wait up to `grace_s` for
+        it to go; False when it is still there (its program kept it), for the caller to kill."""
+        os.close(self.request)
+        self.request = -1
+        return bool(select.select([self.pidfd], [], [], grace_s)[0])
+
     def close(self) -> None:
         self.selector.close()
         for fd in (*self.fds.values(), self.request, self.pidfd):
@@ -322,10 +329,7 @@ class Supervisor:
 
     def end(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """The game is over: the player and all it started are stopped, its output excerpts given, the slate cleaned."""
-        facts = self.end_player()
-        cleaning = time.monotonic()
-        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
-        return {"facts": {"result": {"kind": "ended"}, **facts}}, b""
+        return {"facts": {"result": {"kind": "ended"}, **self.end_player(), **self.timed_clean()}}, b""
 
     def exchange(self, payload: bytes) -> tuple[dict, bytes | memoryview]:
         """Send the player one frame and watch it until it answers one frame, exits or breaks a budget. The facts are
@@ -389,10 +393,7 @@ class Supervisor:
         player = self.player
         if player.status is None:
             oom = self.oom_kills() > player.ooms
-            if grace_s:
-                os.close(player.request)
-                player.request = -1
-            if not (grace_s and select.select([player.pidfd], [], [], grace_s)[0]):
+            if not (grace_s and player.let_go(grace_s)):
                 self.kill_solver()
             _, status, usage = os.wait4(player.pid, 0)
             player.status = {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -445,9 +446,7 @@ class Supervisor:
         spare, self.spare = self.spare, None
         if spare is None:
             return
-        os.close(spare.request)
-        spare.request = -1
-        if not select.select([spare.pidfd], [], [], 1.0)[0]:
+        if not spare.let_go(1.0):
             self.kill_solver()
         os.waitpid(spare.pid, 0)
         spare.close()
@@ -461,9 +460,7 @@ class Supervisor:
         child.send(json.dumps({**task, "cpu_s": int(self.limits["cpu_s"])}).encode())
         facts, body = self.watch(child, started, cpu_before)
         facts["oom"] = self.oom_kills() > oom_before
-        cleaning = time.monotonic()
-        facts.update(self.clean(), clean_s=round(time.monotonic() - cleaning, 6))
-        return facts, body
+        return {**facts, **self.timed_clean()}, body
 
     def child_main(self, pipes: dict) -> None:
         """In the forked child: enter the sandbox, wait for the task, then run untrusted code. Never returns."""
@@ -640,6 +637,11 @@ class Supervisor:
             _kill_descendants()
         else:
             _as_solver(self.solver, _kill_all_of_my_uid)
+
+    def timed_clean(self) -> dict:
+        """`clean`, with the seconds it took (`clean_s`)."""
+        started = time.monotonic()
+        return {**self.clean(), "clean_s": round(time.monotonic() - started, 6)}
 
     def clean(self) -> dict:
         """Kill every process the program left and reset every place it could write, then prove the slate clean:
