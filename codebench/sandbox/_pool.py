@@ -167,8 +167,10 @@ class WorkerPool:
             return queued, task
 
     def _serve(self, lane: _Lane) -> None:
-        lane.open()
-        lane.opened.set()
+        try:
+            lane.open()
+        finally:  # whatever happened, the pool's constructor waits no longer
+            lane.opened.set()
         while (taken := self._take(lane.program)) is not None:
             if isinstance(taken, _Reservation):
                 with self._ready:
