@@ -410,6 +410,21 @@ class PlannedCell:
 
 
 @dataclass(frozen=True)
+class SearchStep:
+    """One result of an adaptive search (`run --adaptive`): the complexity the design chose at `step`, the fresh instance
+    asked there, the sample that answered it and the result's status (an infrastructure status is not counted)."""
+
+    model: str
+    mode: str
+    puzzle: str
+    step: int
+    complexity: int
+    instance_id: str
+    sample_key: str
+    status: Status
+
+
+@dataclass(frozen=True)
 class SampleUsage:
     """One stored sample's (or game seat's) token counts, as the cost analysis and the budgets read them."""
 

@@ -235,4 +235,5 @@ FIELDS: dict[str, Check] = {  # by column name: the same name means the same thi
     "wall_s": maybe(number), "peak_mib": maybe(number), "stdout": maybe(text), "stderr": maybe(text),
     "first_illegal_step": maybe(count), "steps_applied": maybe(count), "players": parsed([text]), "record": parsed(RECORD),
     "void": flag, "attempts": count, "created": number, "keys": parsed([text]), "read": flag,
+    "step": count, "complexity": within(10**6, integer), "sample_key": text,
 }

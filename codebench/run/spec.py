@@ -161,6 +161,10 @@ class RunSpec:
     # how replies are got (neither changes what is asked, so no key holds them)
     cache: Path | None = None  # the response cache's folder, shared across runs (None: none)
     batch: bool = False  # send the requests through the provider's Batch API, a round at a time
+    # an adaptive search per model × mode × puzzle (`run.search`) instead of levels × instances_per_level × samples
+    adaptive: bool = False
+    target_width: float = 1.0  # λ units: a search stops once its threshold's 95% credible interval is narrower
+    search_budget: int = 60  # counted results: a search stops once it has this many, whatever the interval's width
     out: Path = Path("runs/default")
     origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
@@ -202,6 +206,8 @@ class RunSpec:
         self._check_games()
         self._check_budgets(labels)
         self._check_applies()
+        if self.adaptive:
+            self._check_adaptive()
 
     def _check_choices(self) -> None:
         name = self.origin.name
@@ -305,6 +311,8 @@ class RunSpec:
             "cpu": (code and bool(self.puzzles), "code mode's puzzles", f": add {flag('puzzles')}" if code else add_code),
             "shots": (instruction and bool(self.puzzles), "instruction mode's puzzles (code mode's prompts show a worked "
                       "example of their own)", f": add {flag('puzzles')}" if instruction else add_instruction),
+            "target_width": (self.adaptive, "adaptive searches", f": add {flag('adaptive')}"),
+            "search_budget": (self.adaptive, "adaptive searches", f": add {flag('adaptive')}"),
             "prompt_preset": (bool(set(preset) & set(self.modes)), f"{' and '.join(preset)} mode for {self.prompt_preset}",
                               f": add {flag('mode')} {preset[0]} or both"),
             **{key: (code, "code mode", add_code) for key in ("memory", "workers", "backend", "executor")},
@@ -318,6 +326,24 @@ class RunSpec:
             if puzzle not in self.puzzles:
                 raise ConfigError(f"{self.origin.name('params')} {puzzle}.{next(iter(given), '')}: {puzzle} is not among this "
                                   f"run's puzzles ({', '.join(self.puzzles) or 'none'})")
+
+    def _check_adaptive(self) -> None:
+        """An adaptive run asks one result at a time per search, on instances the design chooses: refuse the options
+        that would shape another run, and puzzles without a complexity axis to search along."""
+        given = self.origin.given
+        for key, why in (("levels", "the search chooses each complexity itself, any its generator supports"),
+                         ("instances_per_level", "each result is asked on a fresh instance of the complexity chosen"),
+                         ("samples", "a search asks one result at a time (code mode: one program)"),
+                         ("games", "games have no complexity axis to search along"),
+                         ("protocol", "a protocol fixes levels and samples"),
+                         ("batch", "each choice waits for the result before it")):
+            if key in given or (key in ("games", "protocol", "batch") and getattr(self, key)):
+                raise ConfigError(f"{self.origin.name(key)} cannot go with {flag('adaptive')}: {why}; drop one of the two")
+        for name in self.puzzles:
+            try:
+                puzzles.get_puzzle(name).complexity_axis()
+            except puzzles.PuzzleError as exc:
+                raise ConfigError(f"{flag('adaptive')}: {exc}; leave {name} out of {self.origin.name('puzzles')}") from None
 
     def game_levels(self, name: str) -> tuple[int, ...]:
         """The run's levels that the game has."""
@@ -687,6 +713,14 @@ OPTIONS = (
     RunOption("batch", bool, RunSpec.batch, "Send the requests through the provider's Batch API (OpenAI's files and "
               "batches; format retries as a further round): cheaper, slower; a stopped run resumes polling its batches.",
               flag=("--batch",)),
+    RunOption("adaptive", bool, RunSpec.adaptive, "Per model, mode and puzzle, choose each next instance's complexity "
+              "(any its generator supports) from the results judged so far, until the collapse threshold's 95% interval is "
+              "narrower than --target-width or --search-budget results are counted; instead of --levels × "
+              "--instances-per-level × --samples.", flag=("--adaptive",)),
+    RunOption("target_width", float, RunSpec.target_width, "With --adaptive: the width, in the puzzle's complexity units, "
+              "that the threshold's 95% credible interval must get below.", f"{RunSpec.target_width:g}", gt=0, le=10**6),
+    RunOption("search_budget", int, RunSpec.search_budget, "With --adaptive: the most results a search counts (one "
+              "that failed for the endpoint or the sandbox is asked again, not counted).", ge=1, le=MAX_COUNT),
     RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
 )
 OPTION = {option.name: option for option in OPTIONS}

@@ -7,8 +7,9 @@ finished work. Schema versions: 1 (codebench 0.1: the plan as JSON in `meta`, co
 2 (a mode and an optional instance per sample, format retries, the plan as tables), 3 (reasoning, trajectory
 progress), 4 (the replies that needed a format retry), 5 (games: every match's record, and the planned matches), 6
 (a match's plays, and who sat in each seat with the tokens it used, in its record), 7 (whether a reply hedged, as
-its mode decided when it read it) and 8 (the tokens of a sample's requests not asked directly: from the response cache,
-through the Batch API; and the batches a run submitted, with the requests in each). Writers migrate older files in
+its mode decided when it read it), 8 (the tokens of a sample's requests not asked directly: from the response cache,
+through the Batch API; and the batches a run submitted, with the requests in each) and 9 (an adaptive run's search
+steps: the complexity each step asked, its instance, sample and status). Writers migrate older files in
 place; readers never write: they migrate a copy in memory, so what an older file lacks is computed in one place, the
 migration, for both. A run directory may be anyone's: the readers check each field they take (`_fields`: a wrong one is
 one error line naming the run, table, row and column) and return text made `harmless`, once, here, so that no report
@@ -55,17 +56,18 @@ from ..types import (
     SampleDetail,
     SampleUsage,
     Sampling,
+    SearchStep,
     Status,
     harmless,
 )
 from . import _fields
 from ._fields import FIELDS, RUN, Damaged, conform, shown
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 _GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
-          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES | {"batches"}}
+          5: _GAMES, 6: _GAMES, 7: _GAMES, 8: _GAMES | {"batches"}, 9: _GAMES | {"batches", "search_steps"}}
 MATCH_TABLES = """
 CREATE TABLE matches (
     key TEXT PRIMARY KEY, game TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL,
@@ -76,6 +78,9 @@ CREATE TABLE plan_matches (
 """
 BATCH_TABLE = ("CREATE TABLE batches (id TEXT PRIMARY KEY, model TEXT NOT NULL, keys TEXT NOT NULL, created REAL NOT NULL, "
                "read INTEGER NOT NULL DEFAULT 0)")
+STEP_TABLE = ("CREATE TABLE search_steps (model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL, step INTEGER NOT NULL, "
+              "complexity INTEGER NOT NULL, instance_id TEXT NOT NULL, sample_key TEXT NOT NULL, status TEXT NOT NULL, "
+              "created REAL NOT NULL, PRIMARY KEY (model, mode, puzzle, step))")
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE instances (
@@ -97,7 +102,7 @@ CREATE TABLE plan_samples (
     position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, puzzle TEXT NOT NULL,
     instance_id TEXT, sample INTEGER NOT NULL);
 CREATE TABLE plan_instances (position INTEGER PRIMARY KEY, puzzle TEXT NOT NULL, instance_id TEXT NOT NULL);
-""" + MATCH_TABLES + BATCH_TABLE + ";\n"
+""" + MATCH_TABLES + BATCH_TABLE + ";\n" + STEP_TABLE + ";\n"
 MIGRATE_1_TO_2 = """
 ALTER TABLE samples RENAME COLUMN extract_status TO read_status;
 ALTER TABLE samples RENAME COLUMN extract_detail TO read_detail;
@@ -357,6 +362,30 @@ class Store:
         kept_ids = {instance_id for ids in instances.values() for instance_id in ids}
         samples = tuple(s for s in plan.samples if s.instance_id is None or s.instance_id in kept_ids)
         return replace(plan, samples=samples, instances=instances, alike=alike)
+
+    # -- adaptive searches -----------------------------------------------------------------------------------
+    def add_step(self, step: SearchStep, record: Record, lam: float | None) -> None:
+        """A search's judged step with its instance (and scalar λ), replacing what an earlier run stored for that step."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO instances VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (record.id, record.puzzle, record.level, record.seed, lam, json.dumps(record.instance),
+                        json.dumps(record.meta)))
+            db.execute("INSERT OR REPLACE INTO search_steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (step.model, step.mode, step.puzzle, step.step, step.complexity, step.instance_id, step.sample_key,
+                        str(step.status), time.time()))
+
+    def drop_steps(self, model: str, mode: str, puzzle: str, first: int) -> None:
+        """A search's steps from `first` on: an earlier run went further (a larger budget, a narrower target) than this
+        one, whose search ended before them."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM search_steps WHERE model = ? AND mode = ? AND puzzle = ? AND step >= ?",
+                       (model, mode, puzzle, first))
+
+    def search_steps(self) -> list[SearchStep]:
+        """Every stored step, by model, mode, puzzle and step."""
+        columns = ("model", "mode", "puzzle", "step", "complexity", "instance_id", "sample_key", "status")
+        rows = shown(self._select("search_steps", columns, "ORDER BY model, mode, puzzle, step"))
+        return [SearchStep(*row[:-1], Status(row[-1])) for row in rows]
 
     def games_secret(self) -> str | None:
         """The secret the run's games are played under ("": games stored before runs had secrets), or None: no game
@@ -846,6 +875,8 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
         if version < 8:
             db.execute(MIGRATE_7_TO_8)  # every reply was asked directly before
             db.execute(BATCH_TABLE)  # and no batch submitted
+        if version < 9:
+            db.execute(STEP_TABLE)  # no adaptive search run
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:  # a stored plan or record of another shape
         db.execute("ROLLBACK")  # said as SQLite's own errors are, by whoever opened the file: one line that names it

@@ -149,6 +149,7 @@ def test_a_schema_5_games_store_keeps_its_instruction_seats_tokens_and_counts_ea
         db.execute("ALTER TABLE samples DROP COLUMN hedged")
         db.execute("ALTER TABLE samples DROP COLUMN reply_sources")
         db.execute("DROP TABLE batches")
+        db.execute("DROP TABLE search_steps")
         db.execute("PRAGMA user_version = 5")
     expected = [SampleUsage("a", "instruction", "cardnim", 22, 8, 2, 2)]
     reader = Store.for_reading(path)
@@ -175,6 +176,7 @@ def test_a_schema_6_store_gets_whether_each_reply_hedged_from_its_text_once(tmp_
         db.execute("ALTER TABLE samples DROP COLUMN hedged")
         db.execute("ALTER TABLE samples DROP COLUMN reply_sources")
         db.execute("DROP TABLE batches")
+        db.execute("DROP TABLE search_steps")
         db.execute("PRAGMA user_version = 6")
     before = path.read_bytes()
     reader = Store.for_reading(path)
