@@ -49,7 +49,7 @@ def run(**given: Any) -> None:
     from ..errors import BudgetReached, RunPartial
     from ..evaluation import evaluate, plan_of
     from ..run.options import spec_from_options
-    from ..run.pipeline import plan_summary, protocol_summary
+    from ..run.pipeline import plan_summary, protocol_summary, search_summary
     from ..run.spec import load_config
     from ..run.store import Store
 
@@ -62,7 +62,8 @@ def run(**given: Any) -> None:
         reader = Store.for_reading(database) if database.exists() else None
         try:
             prompts = spec.prompt_options()
-            console.print_json(json.dumps({"out": str(spec.out), **plan_summary(plan, reader),
+            planned = search_summary(spec, plan, reader) if spec.adaptive else plan_summary(plan, reader)
+            console.print_json(json.dumps({"out": str(spec.out), **planned,
                                            **({"prompts": prompts} if prompts else {}), **protocol_summary(spec, plan)}))
         finally:
             if reader is not None:

@@ -41,6 +41,7 @@ from ..types import (
     Completion,
     Facts,
     Limits,
+    ModeName,
     Outcome,
     Program,
     ReplySource,
@@ -54,7 +55,8 @@ from ..types import (
 from ..version import __version__
 from .batch import BatchClient, Batches
 from .cache import ReplyCache
-from .plan import Plan, scalar_lambda
+from .plan import Plan, SearchJob, scalar_lambda
+from .search import Tally, search
 from .spec import RunSpec
 from .store import PlannedSample, Store, StoredPlan
 
@@ -153,8 +155,9 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         ModelError: an endpoint refuses the run (auth, unknown model, quota); finished work stays stored.
         SandboxError: the sandbox stopped taking programs.
     """
-    tracker.samples_total = len(plan.samples) + len(plan.strategies)
-    tracker.executions_total, tracker.games_total = plan.executions, len(plan.matches)
+    tracker.samples_total = len(plan.samples) + len(plan.strategies) + sum(_search_requests(spec, job) for job in plan.searches)
+    tracker.executions_total = plan.executions + spec.search_budget * len(plan.searches)  # a search's: at most
+    tracker.games_total = len(plan.matches)
     bench = _Bench(store, sandbox, tracker, spec.limits, asyncio.get_running_loop())
     stored = store.samples(job.key for job in (*plan.samples, *plan.strategies))
     batches = _batches(spec, store, clients, note) if spec.batch else None
@@ -203,11 +206,24 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         store.add_sample(sample)
         return sample
 
-    async def one(job: SampleJob) -> None:
+    async def asked(job: SampleJob) -> Sample | None:
         mode = get_mode(job.mode, spec.format_retries)
-        sample = await ask(job, job.puzzle, job.instance_id, lambda model: mode.ask(job, model))
+        return await ask(job, job.puzzle, job.instance_id, lambda model: mode.ask(job, model))
+
+    async def judged(job: SampleJob, sample: Sample) -> None:
+        await get_mode(job.mode, spec.format_retries).judge(job, sample, bench)
+
+    async def one(job: SampleJob) -> None:
+        sample = await asked(job)
         if sample is not None:
-            await mode.judge(job, sample, bench)
+            await judged(job, sample)
+
+    async def searched(job: SearchJob) -> None:
+        """An adaptive search; once it stops, the counters' totals lose what it did not ask or judge."""
+        tally = Tally()
+        await search(job, spec, plan.base_urls[job.model], store, asked, judged, tally)
+        tracker.count(samples_total=tally.requests - _search_requests(spec, job),
+                      executions_total=tally.steps - spec.search_budget)
 
     async def strategy(job: StrategyJob) -> None:
         """A game's strategy request: once its program is stored (or held), its matches may start (or are held)."""
@@ -219,7 +235,8 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         batches.expect(sum(not reused(job) for job in (*plan.samples, *plan.strategies)))
     writer = asyncio.ensure_future(bench.write())
     tasks = [*(asyncio.ensure_future(one(job)) for job in plan.samples),
-             *(asyncio.ensure_future(strategy(job)) for job in plan.strategies)]
+             *(asyncio.ensure_future(strategy(job)) for job in plan.strategies),
+             *(asyncio.ensure_future(searched(job)) for job in plan.searches)]
     if table is not None:
         tasks.append(asyncio.ensure_future(table.play_all(plan.matches)))
     try:
@@ -232,6 +249,11 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
             table.close()
         if batches is not None:
             batches.close()
+
+
+def _search_requests(spec: RunSpec, job: SearchJob) -> int:
+    """The most requests a search makes: one a step in instruction mode, its one program in code mode."""
+    return 1 if job.mode == ModeName.CODE else spec.search_budget
 
 
 def _batches(spec: RunSpec, store: Store, clients: dict[str, ChatModel], note: Callable[[str], None]) -> Batches:
@@ -498,3 +520,18 @@ def protocol_summary(spec: RunSpec, plan: Plan) -> dict[str, Any]:
              for name in spec.games}
     return {"protocol": {"name": protocol.name, "title": protocol.title, "games": games,
                          "departures": protocol.departures(spec.to_json()), "differs_from_the_paper": list(protocol.differs)}}
+
+
+def search_summary(spec: RunSpec, plan: Plan, store: Store | None) -> dict[str, Any]:
+    """What --dry-run prints of an adaptive run: per search its complexity range, the λ it asks first and the steps
+    already stored; the stopping rule; the most requests and executions the searches may make."""
+    from ..adaptive import AdaptiveDesign
+
+    stored = Counter((step.model, step.mode, step.puzzle) for step in store.search_steps()) if store is not None else Counter()
+    first = {(job.lowest, job.highest): AdaptiveDesign(job.lowest, job.highest).next_point([]) for job in plan.searches}
+    return {"searches": [{"model": job.model, "mode": str(job.mode), "puzzle": job.puzzle,
+                          "complexity": f"{job.lowest}..{job.highest}", "first": first[job.lowest, job.highest],
+                          "steps_stored": stored[job.model, job.mode, job.puzzle]} for job in plan.searches],
+            "target_width": spec.target_width, "search_budget": spec.search_budget,
+            "requests_at_most": sum(_search_requests(spec, job) for job in plan.searches),
+            "executions_at_most": spec.search_budget * len(plan.searches)}

@@ -64,6 +64,7 @@ from . import _fields
 from ._fields import FIELDS, RUN, Damaged, conform, shown
 
 SCHEMA_VERSION = 9
+LEVELLED = "WHERE level IS NOT NULL"  # the instances a plan holds: an adaptive search's are drawn at a complexity, no level
 _PLANNED = {"meta", "instances", "samples", "programs", "executions", "plan_samples", "plan_instances"}
 _GAMES = _PLANNED | {"matches", "plan_matches"}
 TABLES = {1: {"meta", "instances", "samples", "programs", "executions"}, 2: _PLANNED, 3: _PLANNED, 4: _PLANNED,
@@ -602,7 +603,7 @@ class Store:
             KeyError: a planned instance is not stored.
         """
         instances = {instance_id: (level, complexity, meta) for instance_id, level, complexity, meta
-                     in self._select("instances", ("id", "level", "lambda", "meta"))}
+                     in self._select("instances", ("id", "level", "lambda", "meta"), LEVELLED)}
         printed = ("stdout", "stderr") if outputs else ()
         executions = {}
         for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, *output in self._select(
@@ -633,7 +634,7 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        levels = dict(self._select("instances", ("id", "level")))
+        levels = dict(self._select("instances", ("id", "level"), LEVELLED))
         asked: Counter[tuple[str, str, str, int]] = Counter()
         try:
             for planned in plan.samples:
@@ -694,7 +695,7 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {instance_id: (level, meta) for instance_id, level, meta in self._select("instances", ("id", "level", "meta"))}
+        stored = {instance_id: (level, meta) for instance_id, level, meta in self._select("instances", ("id", "level", "meta"), LEVELLED)}
         try:
             return shown([InstanceFacts(puzzle, stored[instance_id][0], instance_id, stored[instance_id][1],
                                         plan.alike.get(instance_id, ()))

@@ -1,0 +1,152 @@
+"""`codebench run --adaptive`: each search asks the complexity its design chooses from the stored results, on a fresh
+instance per step; it stops at the target width or its budget; a killed run resumes to the rows of an uninterrupted
+one; options that would shape another run are refused."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import puzzles
+from codebench.adaptive import AdaptiveDesign, AskedPoint
+from codebench.model.mock_server import MockServer, start_mock_server
+from codebench.run.store import Store
+from codebench.types import ModeName, Status
+
+from .cli import run_cli, run_command
+from .entry_points.refusal import refused
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[MockServer]:
+    with start_mock_server() as running:
+        yield running
+
+
+def steps(out: Path) -> dict[tuple[str, str, str], list[Any]]:
+    store = Store.for_reading(out / "run.sqlite")
+    try:
+        found: dict[tuple[str, str, str], list[Any]] = {}
+        for step in store.search_steps():
+            found.setdefault((step.model, step.mode, step.puzzle), []).append(step)
+        return found
+    finally:
+        store.close()
+
+
+def replayed(lowest: int, highest: int, statuses: list[tuple[int, Status]], width: float, budget: int) -> list[int]:
+    """The complexities the design asks, step by step, given each step's status; checks it stops where the run did."""
+    design, counts, asked = AdaptiveDesign(lowest, highest), {}, []
+    for lam, status in statuses:
+        points = [AskedPoint(k, *v) for k, v in sorted(counts.items())]
+        assert design.done(points, width, budget) is None
+        asked.append(design.next_point(points))
+        legal, counted = counts.get(lam, (0, 0))
+        counts[lam] = (legal + (status == Status.LEGAL), counted + 1)
+    assert design.done([AskedPoint(k, *v) for k, v in sorted(counts.items())], width, budget) is not None
+    return asked
+
+
+def test_each_step_asks_the_designs_choice_on_a_fresh_instance_until_the_budget(capsys: pytest.CaptureFixture[str],
+                                                                                 server: MockServer, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, "run", "--model", "oracle,wrong", "--mode", "both", "--puzzles", "checkers", "--adaptive",
+                           "--search-budget", "6", "--backend", "local", "--seed", "7", "--base-url", server.url,
+                           "--out", str(out))
+    assert code == 0, err
+    axis = puzzles.get_puzzle("checkers").complexity_axis()
+    found = steps(out)
+    assert sorted(found) == sorted((model, mode, "checkers") for model in ("oracle", "wrong") for mode in ModeName)
+    for (model, _, _), searched in found.items():
+        assert [step.step for step in searched] == list(range(6))  # the budget: 6 counted results
+        assert {step.status for step in searched} == {Status.LEGAL if model == "oracle" else Status.RULE_VIOLATION}
+        assert [step.instance_id for step in searched] == [f"checkers/c{step.complexity}/s{7 + step.step}" for step in searched]
+        assert [step.complexity for step in searched] == replayed(axis.lowest, axis.highest,
+                                                                  [(s.complexity, s.status) for s in searched], 1.0, 6)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        asked = dict(db.execute("SELECT mode, COUNT(*) FROM samples WHERE model = 'wrong' GROUP BY mode"))
+    assert asked == {"code": 1, "instruction": 6}  # one program; one request a step
+
+
+def test_a_search_stops_once_its_interval_is_narrower_than_the_target(capsys: pytest.CaptureFixture[str], server: MockServer,
+                                                                      tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, "run", "--model", "wrong", "--mode", "instruction", "--puzzles", "checkers", "--adaptive",
+                           "--target-width", "20", "--base-url", server.url, "--out", str(out))
+    assert code == 0, err
+    (searched,) = steps(out).values()
+    axis = puzzles.get_puzzle("checkers").complexity_axis()
+    statuses = [(step.complexity, step.status) for step in searched]
+    assert [step.complexity for step in searched] == replayed(axis.lowest, axis.highest, statuses, 20.0, 60)
+    design = AdaptiveDesign(axis.lowest, axis.highest)
+    assert 0 < len(searched) < 60 and design.estimate([AskedPoint(lam, 0, 1) for lam, _ in statuses]).width < 20
+
+
+def _steps_stored(out: Path) -> int:
+    try:
+        with sqlite3.connect(out / "run.sqlite", timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM search_steps").fetchone()[0]
+    except sqlite3.Error:
+        return 0  # not created yet
+
+
+def _rows(out: Path) -> dict[str, Any]:
+    """What a run stored, untimed: its steps, its samples' keys and statuses, its executions' statuses."""
+    with sqlite3.connect(out / "run.sqlite") as db:
+        return {"steps": db.execute("SELECT model, mode, puzzle, step, complexity, instance_id, sample_key, status "
+                                    "FROM search_steps ORDER BY model, mode, puzzle, step").fetchall(),
+                "samples": db.execute("SELECT key, response, read_status FROM samples ORDER BY key").fetchall(),
+                "executions": db.execute("SELECT key, status FROM executions ORDER BY key").fetchall(),
+                "instances": db.execute("SELECT id, instance FROM instances ORDER BY id").fetchall()}
+
+
+def test_an_adaptive_run_killed_with_sigkill_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    args = ["--model", "mixed,wrong", "--mode", "instruction", "--puzzles", "checkers,sat", "--adaptive",
+            "--search-budget", "10", "--max-connections", "2"]
+    with start_mock_server(latency_s=0.05, seed=3) as server:
+        command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
+        env = {**os.environ, "COLUMNS": "120"}
+        run_command([*command, "--out", str(tmp_path / "whole")], env)
+        killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while _steps_stored(tmp_path / "resumed") < 12 and time.monotonic() < deadline and killed.poll() is None:
+            time.sleep(0.01)
+        killed.send_signal(signal.SIGKILL)  # in the middle of the searches
+        killed.wait()
+        partial = _steps_stored(tmp_path / "resumed")
+        run_command([*command, "--out", str(tmp_path / "resumed")], env)
+    whole, resumed = _rows(tmp_path / "whole"), _rows(tmp_path / "resumed")
+    assert 0 < partial < len(whole["steps"]) == 40  # it really was interrupted; four searches of ten
+    assert resumed == whole
+    assert len({status for *_, status in whole["steps"]}) > 2  # `mixed` answers some legally, fails others in ways
+
+
+@pytest.mark.parametrize(("extra", "contains"), [
+    (("--levels", "1-3"), "--levels cannot go with --adaptive"),
+    (("--instances-per-level", "2"), "--instances-per-level cannot go with --adaptive"),
+    (("--samples", "2"), "--samples cannot go with --adaptive"),
+    (("--games", "cardnim"), "--games cannot go with --adaptive"),
+    (("--batch",), "--batch cannot go with --adaptive"),
+])
+def test_options_that_shape_another_run_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    extra: tuple[str, ...], contains: str) -> None:
+    out = tmp_path / "run"
+    refused(capsys, "run", "--model", "oracle", "--preset", "mock", "--adaptive", *extra, "--out", str(out),
+            contains=contains)
+    assert not out.exists()
+
+
+def test_search_options_without_adaptive_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for option in ("--target-width", "--search-budget"):
+        refused(capsys, "run", "--model", "oracle", "--preset", "mock", option, "3", "--out", str(tmp_path / "run"),
+                contains=f"{option} applies only to adaptive searches: add --adaptive")
