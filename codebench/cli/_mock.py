@@ -17,9 +17,10 @@ from ._interrupt import interruptible
 
 def mock_server_command(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = MOCK_PORT,
-    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}, or thinker: reasoning, "
-                                               "its reasoning streamed over --think seconds); a request's model naming "
-                                               "one overrides it.")] = "oracle",
+    behavior: Annotated[str, typer.Option(help=f"Default behaviour ({', '.join(BEHAVIORS)}; thinker: reasoning, "
+                                               "its reasoning streamed over --think seconds; collapse-M or collapse-M-S: "
+                                               "success falls with complexity λ as a logistic of midpoint M, slope S); "
+                                               "a request's model naming one overrides it.")] = "oracle",
     latency: Annotated[float, typer.Option(help="Seconds to wait before each answer.")] = 0.0,
     fail_429_every: Annotated[int, typer.Option(help="Answer every k-th request with 429 (0: never).")] = 0,
     fail_500_every: Annotated[int, typer.Option(help="Answer every k-th request with 500 (0: never).")] = 0,

@@ -19,6 +19,13 @@ confidently (a confident error); `hedged` answers that plan in hedged prose (inc
 exists (no plan, or no illegal move: rubik's `slip`) they answer as `wrong`. In code mode and in games they play `wrong`.
 `mixed` keeps one behaviour through a puzzle's instruction-mode conversation (see `mixed_choice`).
 
+A simulated collapse, named by the model `collapse-M` or `collapse-M-S` (`Collapse`: midpoint M, slope S per unit of λ,
+default 2), succeeds less often as complexity λ rises, with a known truth to check an adaptive search against. In
+instruction mode it reads λ from the instance shown and answers as `oracle` with probability p(λ) = 1 / (1 + e^(S·(λ −
+M))), else as `wrong` (a seeded draw: `collapse_choice`). In code mode its program solves as the oracle's when λ ≤ M and
+answers as `wrong`'s above: a deterministic step at M, since one program is judged on every instance. It serves the
+puzzles whose λ the instance itself gives (LAMBDA); another puzzle is refused; in games it plays `wrong`.
+
 A plugin's puzzle (installed through an entry point) is answered as the built-ins are, with these differences: in code
 mode `oracle` and `slow` answer with the oracle program the plugin ships as `oracles/<name>.py` beside its module (as
 `no_code` when it ships none), `wrong` with a program returning {}; in instruction mode `wrong` (and a flaw that finds
@@ -34,9 +41,12 @@ Imports the standard library, `puzzles`, the oracles, `mock_games` and the share
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import re
+from dataclasses import dataclass
 from itertools import islice, takewhile
 from typing import Any
 
@@ -82,21 +92,37 @@ PLUGIN_WRONG = "return {}  # no answer field at all"  # `wrong`'s program for a 
 PLUGIN_ORACLES = "oracles"  # the folder beside a plugin's module that may hold its oracle programs, `<name>.py`
 NO_CODE = ("I cannot give a program I trust for this puzzle. A breadth-first search over states, stopping at the first "
            "goal state, would find an answer, but I would rather describe that idea than guess at the details.")
+COLLAPSE = re.compile(r"collapse-([0-9]+(?:\.[0-9]+)?)(?:-([0-9]+(?:\.[0-9]+)?))?")  # midpoint, slope
+COLLAPSE_FORM = "collapse-M or collapse-M-S (midpoint M >= 0 and slope S > 0 per unit of λ, default 2; e.g. collapse-5-1.5)"
+COLLAPSE_SLOPE = 2.0
+LAMBDA = {  # λ (the family's complexity axis) of an instance, as a Python expression over `instance`; `oracle`: the
+    # oracle program's solve. cryptarithm's λ (max_len) bounds the addends' lengths without showing in them, rubik's (the
+    # scramble's length) is hidden: neither can be read from the instance
+    "hanoi": 'instance["n"]',
+    "checkers": 'instance["n"]',
+    "river": 'instance["pairs"]',
+    "sat": 'instance["num_vars"]',
+    "coloring": 'instance["num_nodes"]',
+    "waterjug": 'len(oracle(instance)["steps"]) // 2',  # pours: a shortest plan takes exactly 2λ steps
+    "sudoku": 'sum(row.count(0) for row in instance["grid"])',  # q, the blanks (levels 1-2's small grids: theirs)
+}
 
 
 def reply(behavior: str, prompt: str, reminded: bool, last_user: str | None = None) -> MockReply:
     """What a model of this behaviour says to `prompt`; `reminded`: the conversation already holds a reply and a
     follow-up (an instruction-mode format retry); `last_user`: the text of its last user message, which tells a game's
-    format retry (its conversation holds earlier turns' replies) from a new turn. `mixed` excluded.
+    format retry (its conversation holds earlier turns' replies) from a new turn. `mixed` excluded, and a collapse on a
+    puzzle's instruction-mode prompt (the caller draws for both: `mixed_choice`, `collapse_choice`).
 
     Raises:
         ValueError: a behaviour that answers a puzzle, without a known one named in the prompt (or its instance); a
-            game's instruction-mode prompt without its seat or an observation.
+            game's instruction-mode prompt without its seat or an observation; a collapse on a puzzle it cannot serve.
     """
     found = MARKER.search(prompt)
     puzzle = found.group(1) if found else None
     if puzzle in game_names(variants=True, plugins=True) and INSTRUCTION.search(prompt) is not None:
-        return mock_games.turn_reply("wrong" if behavior in PLAN_FLAWS else behavior, str(puzzle), prompt, last_user)
+        plays_wrong = behavior in PLAN_FLAWS or collapse_of(behavior) is not None
+        return mock_games.turn_reply("wrong" if plays_wrong else behavior, str(puzzle), prompt, last_user)
     if INSTRUCTION.search(prompt) is None:
         return MockReply(reply_text(behavior, puzzle))
     shown = SHOWN_INSTANCE.findall(prompt)  # the question's is the last: worked examples (--shots) come before it
@@ -171,11 +197,15 @@ def reply_text(behavior: str, puzzle: str | None) -> str:
     A game's prompt gets `mock_games`' answer.
 
     Raises:
-        ValueError: `oracle` or `wrong` without a known puzzle (they answer that puzzle).
+        ValueError: `oracle`, `wrong` or a collapse without a known puzzle (they answer that puzzle); a collapse on a
+            puzzle it cannot serve.
     """
+    collapse = collapse_of(behavior)
     behavior = "wrong" if behavior in PLAN_FLAWS else behavior  # code mode: the flaws are instruction mode's
     if puzzle in game_names(variants=True, plugins=True):
-        return mock_games.code_reply(behavior, str(puzzle))
+        return mock_games.code_reply("wrong" if collapse is not None else behavior, str(puzzle))
+    if collapse is not None:
+        return f"This solves {puzzle} instances.\n\n```python\n{collapse_program(collapse, str(puzzle))}```\n"
     behavior = "oracle" if behavior in ("format_retry", "reasoning") else behavior  # code mode: neither retries nor thinking
     if behavior in ("oracle", "slow", "wrong") and puzzle not in puzzle_names(plugins=True):
         raise ValueError(f"behaviour {behavior} needs a prompt line 'codebench-puzzle: NAME' naming one of "
@@ -226,3 +256,100 @@ def mixed_choice(seed: int, request_seed: object, messages: object) -> str:
             return behavior
         ticket -= weight
     raise AssertionError("unreachable: the ticket is below the weights' sum")
+
+
+@dataclass(frozen=True)
+class Collapse:
+    """A simulated collapse (`collapse-M-S`): success at complexity λ falls as a logistic of midpoint M and slope S."""
+
+    midpoint: float
+    slope: float
+
+    def success(self, lam: float) -> float:
+        """p(λ) = 1 / (1 + e^(S·(λ − M))), written with tanh so that no λ overflows it."""
+        return (1 - math.tanh(self.slope * (lam - self.midpoint) / 2)) / 2
+
+
+def collapse_of(name: str) -> Collapse | None:
+    """The collapse a behaviour's name asks for; None when it names none (does not start with `collapse`).
+
+    Raises:
+        ValueError: a name starting with `collapse` that is not COLLAPSE_FORM.
+    """
+    if not name.startswith("collapse"):
+        return None
+    found = COLLAPSE.fullmatch(name)
+    slope = float(found.group(2)) if found is not None and found.group(2) is not None else COLLAPSE_SLOPE
+    if found is None or slope <= 0:
+        raise ValueError(f"model {name!r}: a collapse behaviour is named {COLLAPSE_FORM}")
+    return Collapse(float(found.group(1)), slope)
+
+
+def is_behavior(name: str) -> bool:
+    """`name` is one of BEHAVIORS or a well-formed collapse (the server's `thinker` aside).
+
+    Raises:
+        ValueError: a malformed collapse name.
+    """
+    return name in BEHAVIORS or collapse_of(name) is not None
+
+
+def collapse_program(collapse: Collapse, puzzle: str) -> str:
+    """The program of a collapse in code mode: the oracle's answer while λ ≤ M, `wrong`'s above (a step at M).
+
+    Raises:
+        ValueError: `puzzle`'s λ cannot be read from its instance.
+    """
+    return (f"{complexity_source(puzzle)}\n\ndef solve(instance):\n    if complexity(instance) <= {collapse.midpoint!r}:\n"
+            f"        return oracle(instance)\n    {WRONG[puzzle]}\n")
+
+
+def complexity_source(puzzle: str) -> str:
+    """The oracle program of `puzzle`, renamed `oracle`, and `complexity(instance)`, its λ (LAMBDA).
+
+    Raises:
+        ValueError: `puzzle`'s λ cannot be read from its instance.
+    """
+    if puzzle not in LAMBDA:
+        raise ValueError(f"a collapse behaviour reads λ from the instance: it serves {', '.join(LAMBDA)} (the prompt's line "
+                         f"'codebench-puzzle: NAME'), not {puzzle}")
+    return (f"{oracle_source(puzzle).rstrip()}\n\n\noracle = solve\n\n\ndef complexity(instance):\n"
+            f"    return {LAMBDA[puzzle]}\n")
+
+
+@functools.cache
+def _complexity(puzzle: str) -> Any:
+    """`complexity` of `complexity_source`, as the collapse's program computes it."""
+    namespace: dict[str, Any] = {}
+    exec(complexity_source(puzzle), namespace)  # our own oracle program and expression
+    return namespace["complexity"]
+
+
+def collapse_choice(name: str, seed: int, request_seed: object, messages: object) -> str:
+    """The behaviour a collapse plays for a puzzle's instruction-mode request: `oracle` with probability p(λ) of the
+    instance the question shows, else `wrong`; another request (code mode, a game) keeps `name`, for `reply`.
+
+    The draw is fixed by (server seed, request seed, the conversation up to the question), as `mixed_choice`'s: the same
+    request draws the same (a killed run's re-run gets the same rows), a format retry keeps it, another sampling seed or
+    instance draws anew. Worked examples (--shots) come before the question, so another question with the same
+    examples draws anew too. Every midpoint and slope uses the same uniform draw, so two collapses compare coupled.
+
+    Raises:
+        ValueError: a malformed collapse name, or a puzzle whose λ cannot be read from its instance.
+    """
+    collapse = collapse_of(name)
+    texts = [str(m.get("content")) for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    named = MARKER.search("\n".join(texts))
+    asked = [k for k, text in enumerate(texts) if SHOWN_INSTANCE.search(text)]
+    if (collapse is None or named is None or not asked or INSTRUCTION.search("\n".join(texts)) is None
+            or named.group(1) in game_names(variants=True, plugins=True)):
+        return name
+    measure, instance = _complexity(named.group(1)), json.loads(SHOWN_INSTANCE.findall(texts[asked[-1]])[-1])
+    try:
+        lam = measure(instance)
+    except Exception as exc:  # a hand-made request's instance: whatever the oracle or the expression meets
+        raise ValueError(f"cannot read λ from the {named.group(1)} instance shown ({exc!r})") from None
+    opening = [m for m in messages if isinstance(m, dict)][: asked[-1] + 1]
+    blob = json.dumps([seed, request_seed, opening], sort_keys=True, default=str).encode()
+    uniform = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big") / 2**64
+    return "oracle" if uniform < collapse.success(lam) else "wrong"

@@ -1,12 +1,13 @@
 """A built-in OpenAI-compatible chat-completions server on loopback, for the tests and the demo.
 
 It reads the puzzle from a `codebench-puzzle: NAME` line of the prompt and answers as a model of the chosen
-behaviour would (`mock_behaviors`). The request's `model` picks the behaviour when it names one (else the
-server default); the models in FAULTS make the server misbehave instead. Latency, 429 and 500 answers can be
-injected. A request with `stream: true` is answered as OpenAI's API streams (server-sent `chat.completion.chunk`
-events, the reasoning in its own deltas, usage in a last chunk without choices when `stream_options.include_usage`
-asks, then `data: [DONE]`), or refused, or answered plainly, as the `streaming` setting says; a stall can be injected
-mid-stream. `thinker` plays `reasoning`, its reasoning sent over a thinking time that can grow with the prompt.
+behaviour would (`mock_behaviors`). The request's `model` picks the behaviour when it names one, a collapse
+`collapse-M-S` included (else the server default; a malformed collapse name is refused); the models in FAULTS make
+the server misbehave instead. Latency, 429 and 500 answers can be injected. A request with `stream: true` is
+answered as OpenAI's API streams (server-sent `chat.completion.chunk` events, the reasoning in its own deltas, usage
+in a last chunk without choices when `stream_options.include_usage` asks, then `data: [DONE]`), or refused, or
+answered plainly, as the `streaming` setting says; a stall can be injected mid-stream. `thinker` plays `reasoning`,
+its reasoning sent over a thinking time that can grow with the prompt.
 
 It serves OpenAI's Batch API too: `POST /v1/files` (a JSONL file of requests, multipart as the SDK sends it), `POST
 /v1/batches` (endpoint /v1/chat/completions; the file's lines checked as OpenAI checks them: a failed batch says which),
@@ -32,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..errors import InputError
-from .mock_behaviors import BEHAVIORS, FAULTS, mixed_choice, reply
+from .mock_behaviors import BEHAVIORS, COLLAPSE_FORM, FAULTS, collapse_choice, collapse_of, is_behavior, mixed_choice, reply
 from .presets import THINK_TAGS
 
 MAX_LATENCY_S = 3600.0  # a slower mock is a typo, not a test
@@ -328,12 +329,14 @@ def _answer(request: dict[str, Any], config: _Config) -> tuple[int, dict[str, An
         return 400, _error(problem, "invalid_request_error", None)
     assert isinstance(messages, list)
     prompt = "\n".join(_text(m.get("content")) for m in messages if isinstance(m, dict))
-    behavior = model if model in (*BEHAVIORS, THINKER) else config.behavior
-    if behavior == "mixed":
-        behavior = mixed_choice(config.seed, request.get("seed"), messages)
     reminded = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
     last_user = next((_text(m.get("content")) for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
     try:
+        behavior = model if model == THINKER or is_behavior(model) else config.behavior
+        if behavior == "mixed":
+            behavior = mixed_choice(config.seed, request.get("seed"), messages)
+        elif collapse_of(behavior) is not None:
+            behavior = collapse_choice(behavior, config.seed, request.get("seed"), messages)
         said = reply("reasoning" if behavior == THINKER else behavior, prompt, reminded, last_user)
     except ValueError as exc:
         return 400, _error(str(exc), "invalid_request_error", None)
@@ -506,8 +509,13 @@ def start_mock_server(*, port: int = 0, behavior: str = "oracle", latency_s: flo
     Raises:
         InputError: an unknown behaviour, a setting out of range, or a port that cannot be bound.
     """
-    if behavior not in (*BEHAVIORS, THINKER):
-        raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join((*BEHAVIORS, THINKER))}")
+    try:
+        known = behavior == THINKER or is_behavior(behavior)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if not known:
+        raise InputError(f"behaviour {behavior!r} is unknown: choose one of {', '.join((*BEHAVIORS, THINKER))}, "
+                         f"or {COLLAPSE_FORM}")
     seconds = f"give seconds from 0 to {MAX_LATENCY_S:g}"
     for option, value, ok, expected in (
             ("--port", port, 0 <= port <= 65535, "give 0-65535 (0 picks a free one)"),
