@@ -150,3 +150,24 @@ def test_search_options_without_adaptive_are_refused(capsys: pytest.CaptureFixtu
     for option in ("--target-width", "--search-budget"):
         refused(capsys, "run", "--model", "oracle", "--preset", "mock", option, "3", "--out", str(tmp_path / "run"),
                 contains=f"{option} applies only to adaptive searches: add --adaptive")
+
+
+@pytest.mark.parametrize(("mode", "width"), [("instruction", 1.5), ("code", 2.0)])
+def test_a_search_finds_a_known_threshold(capsys: pytest.CaptureFixture[str], server: MockServer, tmp_path: Path,
+                                          mode: str, width: float) -> None:
+    """The mock's collapse-5-1.5 succeeds with probability 1 / (1 + e^(1.5 (λ − 5))) in instruction mode and up to λ = 5 in
+    code mode (a step between 5 and 6): each search's interval holds the true threshold, and it got there in fewer results
+    than its budget."""
+    out = tmp_path / "run"
+    sandbox = ("--backend", "local") if mode == "code" else ()
+    code, _, err = run_cli(capsys, "run", "--model", "collapse-5-1.5", "--mode", mode, "--puzzles", "hanoi", "--adaptive",
+                           "--target-width", str(width), *sandbox, "--base-url", server.url, "--out", str(out))
+    assert code == 0, err
+    (searched,) = steps(out).values()
+    counts: dict[int, tuple[int, int]] = {}
+    for step in searched:
+        legal, counted = counts.get(step.complexity, (0, 0))
+        counts[step.complexity] = (legal + (step.status == Status.LEGAL), counted + 1)
+    estimate = AdaptiveDesign(1, 24).estimate([AskedPoint(lam, *n) for lam, n in counts.items()])
+    truth = 5.0 if mode == "instruction" else 5.5
+    assert estimate.low <= truth <= estimate.high and estimate.width < width and len(searched) < 60, (estimate, counts)
