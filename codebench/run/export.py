@@ -2,7 +2,7 @@
 
 Layouts, one per format:
 - jsonl: one stream (a file, or stdout), a JSON object per row with its `kind` first (samples, executions, games, usage,
-  instances, in that order), nested fields as JSON;
+  instances, steps, in that order), nested fields as JSON;
 - csv, parquet: a folder, one file per kind (`samples.csv`, …); a field that holds a list or an object is JSON text;
 - inspect: a folder, one inspect_ai log (`.eval`) per model × mode, one EvalSample per planned sample × instance (its
   id the instance, its epoch the sample index + 1), scored `C` when legal and `I` otherwise; a result the report does

@@ -3,7 +3,7 @@ counts, with what it does not count present and marked.
 
 `load_run(runs)` reads one run, or several joined as `codebench report` joins them (`joined`: a run given twice,
 or two holding one model in one mode, is refused; a game of built-in players only, the same game in every run played
-under one secret, is counted once), through the store's own readers, so every status is the report's. Five kinds of
+under one secret, is counted once), through the store's own readers, so every status is the report's. Six kinds of
 rows (`KINDS`), each a frozen dataclass whose docstring says what it is a row of:
 
 - `RunSample`: one planned request (instruction mode: model × puzzle × instance × sample; code mode: model × puzzle ×
@@ -15,7 +15,9 @@ rows (`KINDS`), each a frozen dataclass whose docstring says what it is a row of
 - `RunGame`: one planned game, its seats, scores and statuses;
 - `RunUsage`: the tokens of one stored request or game seat, or of replies no stored sample or game holds: what the
   cost table adds up;
-- `RunInstance`: one distinct planned instance and its generator's reference metrics.
+- `RunInstance`: one distinct planned instance and its generator's reference metrics;
+- `RunStep`: one step of an adaptive search (`run --adaptive`): the complexity its design chose, the fresh instance
+  asked there, the result's status and the reply behind it (an adaptive run plans no sample: its steps are its rows).
 
 Rows the report does not count are kept, with `not_counted` saying why (None: counted): a request not asked yet, a
 program not run yet on an instance, an infrastructure failure (api_error, sandbox_error: counted apart, in no rate),
@@ -177,7 +179,32 @@ class RunInstance:
     meta: dict[str, Any]
 
 
-KINDS = {"samples": RunSample, "executions": RunExecution, "games": RunGame, "usage": RunUsage, "instances": RunInstance}
+@dataclass(frozen=True)
+class RunStep:
+    """One step of an adaptive search: the complexity λ its design chose from the steps before it, the fresh instance
+    asked there, the sample that answered it (code mode: the search's one program) and the result's status. A step
+    whose result the endpoint or the sandbox failed is not counted by its search (which stopped there: the same command
+    asks it again)."""
+
+    run: str
+    model: str
+    mode: str
+    puzzle: str
+    step: int
+    complexity: int
+    instance_id: str
+    status: str
+    not_counted: str | None  # None: counted by the search
+    sample_key: str
+    response: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    read_status: str | None = None  # a status that holds before anything ran (no_code, no_answer, api_error, …)
+    program_key: str | None = None
+
+
+KINDS = {"samples": RunSample, "executions": RunExecution, "games": RunGame, "usage": RunUsage, "instances": RunInstance,
+         "steps": RunStep}
 
 
 @dataclass(frozen=True)
@@ -190,6 +217,7 @@ class LoadedRun:
     games: tuple[RunGame, ...]
     usage: tuple[RunUsage, ...]
     instances: tuple[RunInstance, ...]
+    steps: tuple[RunStep, ...] = ()
     folders: tuple[Path, ...] = dataclasses.field(default=(), repr=False)  # where they were read: report and compare read them anew
 
     def rows(self, kind: str) -> tuple[Any, ...]:
@@ -377,8 +405,26 @@ def _loaded(stores: Sequence[Store]) -> LoadedRun:
         kinds["usage"] += [RunUsage(run, *_values(usage)) for usage in part.store.usage()]
         kinds["instances"] += [RunInstance(run, fact.puzzle, fact.level, fact.instance_id, fact.alike, fact.meta)
                                for fact in part.store.instance_facts()]
+        kinds["steps"] += _steps(run, part.store)
     return LoadedRun(tuple(harmless(str(store.path.parent)) for store in stores),
                      *(tuple(kinds[kind]) for kind in KINDS), folders=tuple(store.path.parent for store in stores))
+
+
+def _steps(run: str, store: Store) -> list[RunStep]:
+    """The run's adaptive search steps, each with the reply that answered it."""
+    steps = store.search_steps()
+    samples = store.samples(step.sample_key for step in steps)
+    rows = []
+    for step in steps:
+        sample = samples.get(step.sample_key)
+        reply = () if sample is None else (
+            sample.completion.text, sample.completion.prompt_tokens, sample.completion.completion_tokens,
+            None if sample.reading.status is None else str(sample.reading.status),
+            sample.reading.program.key if sample.reading.program else None)
+        rows.append(RunStep(run, step.model, step.mode, step.puzzle, step.step, step.complexity, step.instance_id,
+                            str(step.status), infrastructure(step.status) if step.status in INFRASTRUCTURE_STATUSES else None,
+                            step.sample_key, *reply))
+    return shown(rows)
 
 
 def _requests(run: str, part: _Part) -> tuple[list[RunSample], list[RunExecution]]:

@@ -203,7 +203,7 @@ def test_the_api_loads_typed_rows_and_frames_and_joins_as_the_report(runs: tuple
     loaded = codebench.load_run(runs)
     assert loaded.runs == tuple(map(str, runs)) and isinstance(loaded.executions[0], RunExecution)
     frames = loaded.to_pandas()
-    assert set(frames) == {"samples", "executions", "games", "usage", "instances"}
+    assert set(frames) == {"samples", "executions", "games", "usage", "instances", "steps"}
     frame = frames["executions"]
     counted = frame[frame.not_counted.isna()]
     assert len(counted) == sum(row.not_counted is None for row in loaded.executions) > 0

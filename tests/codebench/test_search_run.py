@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import codebench
 import puzzles
 from codebench.adaptive import AdaptiveDesign, AskedPoint
 from codebench.model.mock_server import MockServer, start_mock_server
@@ -75,6 +76,11 @@ def test_each_step_asks_the_designs_choice_on_a_fresh_instance_until_the_budget(
     with sqlite3.connect(out / "run.sqlite") as db:
         asked = dict(db.execute("SELECT mode, COUNT(*) FROM samples WHERE model = 'wrong' GROUP BY mode"))
     assert asked == {"code": 1, "instruction": 6}  # one program; one request a step
+    rows = codebench.load_run(out).steps  # the export's `steps` kind: every step, with the reply behind it
+    assert [(r.model, r.mode, r.step, r.complexity, r.status) for r in rows] == [
+        (s.model, s.mode, s.step, s.complexity, s.status) for searched in found.values() for s in searched]
+    assert all(r.not_counted is None and r.response and r.prompt_tokens for r in rows)
+    assert len({r.program_key for r in rows if r.mode == "code" and r.model == "wrong"}) == 1  # one program
 
 
 def test_a_search_stops_once_its_interval_is_narrower_than_the_target(capsys: pytest.CaptureFixture[str], server: MockServer,
