@@ -51,3 +51,6 @@ def export(
     with interruptible("each file is whole, the new or the old: export again"):
         write_folder(loaded, to, output, inputs)
     status.print(f"export written: {len(files)} files in {harmless(str(output))}", highlight=False, markup=False)
+    if to == "inspect" and loaded.steps:  # said, never dropped unsaid: a step is no planned sample × instance
+        status.print(f"not in the inspect logs: {len(loaded.steps)} adaptive search steps (run --adaptive); export them "
+                     "with --to jsonl, csv or parquet (kind `steps`)", highlight=False, markup=False)

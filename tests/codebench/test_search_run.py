@@ -81,6 +81,8 @@ def test_each_step_asks_the_designs_choice_on_a_fresh_instance_until_the_budget(
         (s.model, s.mode, s.step, s.complexity, s.status) for searched in found.values() for s in searched]
     assert all(r.not_counted is None and r.response and r.prompt_tokens for r in rows)
     assert len({r.program_key for r in rows if r.mode == "code" and r.model == "wrong"}) == 1  # one program
+    code, _, err = run_cli(capsys, "export", str(out), "--to", "inspect", "-o", str(tmp_path / "logs"))
+    assert code == 0 and "not in the inspect logs: 24 adaptive search steps" in " ".join(err.split()), err
 
 
 def test_a_search_stops_once_its_interval_is_narrower_than_the_target(capsys: pytest.CaptureFixture[str], server: MockServer,
