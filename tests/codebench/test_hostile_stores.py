@@ -24,8 +24,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import puzzles
 from codebench.analysis.report import FORMATS, SECTIONS
 from codebench.model.mock_server import start_mock_server
+from codebench.run.store import Store
+from codebench.types import SearchStep, Status
 
 from .cli import run_cli
 
@@ -80,8 +83,18 @@ def make_run(out: Path, models: str, games: bool) -> Path:
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished run of two models in both modes, with games."""
-    return make_run(tmp_path_factory.mktemp("hostile") / "run", "mixed,oracle", games=True)
+    """A finished run of two models in both modes, with games, and two steps of an adaptive search (as a run of the same
+    models with --adaptive into the same directory leaves beside them)."""
+    run = make_run(tmp_path_factory.mktemp("hostile") / "run", "mixed,oracle", games=True)
+    store = Store(run / "run.sqlite")
+    try:
+        key = next(iter(store.samples([store.plan().samples[0].key])))  # type: ignore[union-attr]
+        for step, (lam, status) in enumerate(((12, Status.RULE_VIOLATION), (6, Status.LEGAL))):
+            record = puzzles.get_puzzle("hanoi").generate(seed=step, complexity=lam)
+            store.add_step(SearchStep("mixed", "instruction", "hanoi", step, lam, record.id, key, status), record, lam)
+    finally:
+        store.close()
+    return run
 
 
 def _columns(database: Path) -> dict[str, tuple[str, ...]]:
@@ -105,6 +118,7 @@ TABLES: dict[str, tuple[str, ...]] = {  # the schema codebench writes (checked a
     "matches": ("key", "game", "level", "seed", "players", "record", "void", "created", "attempts"),
     "plan_matches": ("position", "key", "game", "level", "seed", "players"),
     "batches": ("id", "model", "keys", "created", "read"),
+    "search_steps": ("model", "mode", "puzzle", "step", "complexity", "instance_id", "sample_key", "status", "created"),
 }
 
 
