@@ -290,12 +290,13 @@ class Store:
         return self._checked(table, columns, self._read(f"SELECT {', '.join(columns)} FROM {table} {where}", values))
 
     def _checked(self, table: str, columns: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """`rows` of `columns` with each field checked by its column's `FIELDS` entry (a JSON field parsed).
+        """`rows` of `columns` with each field checked by its column's `FIELDS` entry (a JSON field parsed; a "table.column"
+        entry, where there is one, for that table's column).
 
         Raises:
             StoreError: a field is not what codebench writes, named by table, row (its key) and column.
         """
-        checks = [FIELDS[column] for column in columns]
+        checks = [FIELDS.get(f"{table}.{column}", FIELDS[column]) for column in columns]
         found = []
         for index, row in enumerate(rows):
             fields = []
