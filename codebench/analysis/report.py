@@ -187,8 +187,8 @@ class Coverage:
                  f"{counted(self.games_void, 'game')} void" if self.games_void else "",
                  f"{counted(self.games_missing, 'planned game')} not played" if self.games_missing else ""]
         where = f" in {counted(len(self.cells), 'cell')} ({cell_names(self.cells)})" if self.cells else ""
-        searching = f"{counted(len(self.searches), 'adaptive search')} unfinished ({search_names(self.searches)})" \
-            if self.searches else ""
+        plural = "es" if len(self.searches) > 1 else ""
+        searching = f"{len(self.searches)} adaptive search{plural} unfinished ({search_names(self.searches)})" if self.searches else ""
         results = ", ".join(part for part in parts if part)
         return f"{self.run or 'the run'}: {', '.join(part for part in (results and results + where, searching) if part)}"
 
