@@ -391,7 +391,7 @@ def _searches(report: Report, plt: Any) -> Any:
         axis.set_title(f"{search.puzzle}\n{search.run + ': ' if runs else ''}{search.model} · {search.mode} "
                        f"({search.stop or '?'})", fontsize="small")
         axis.set_xlabel(f"λ ({search.axis})")
-        axis.set_ylabel("legal")
+        axis.set_ylabel("share legal")
         axis.set_ylim(-0.05, 1.05)
         axis.grid(alpha=0.3)
     _legend(figure, axes[:1])

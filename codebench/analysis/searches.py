@@ -14,12 +14,13 @@ yet is unfinished too.
 The grid's cost is SIMULATED, never measured: the fixed grid (rounds of one result at each level, a level's results
 cycling through the integers of its band) is run by `adaptive.grid_cost` on the search's fitted curve (the posterior
 mean of p(λ) at every λ the design may ask), analysed with the same design, until its interval is narrower than the
-same width: the target where the search reached it, else the width the search got to. GRID_REPETITIONS seeded
-repetitions (the report's --seed), each stopped at GRID_CAP times the results the search counted (at least GRID_CAP
-rounds): enough to tell a grid costing three times the search from one costing less, and cheap. A report of 2 models × 9
-puzzles takes a few seconds (the widest axis, waterjug's 800 λ, costs about 1 s a search when the grid never reaches the
-width); more repetitions would only narrow the simulation's own noise. Where some repetitions never reach the width
-within the cap, the grid's mean is a lower bound and is shown as such (≥, with the share that reached it).
+same width: the target where the search reached it, else the width the search got to (a search that counted nothing
+has no curve: no grid). GRID_REPETITIONS repetitions seeded by the report's seed (0), each stopped at GRID_CAP times the
+results the search counted (at least GRID_CAP rounds): enough to tell a grid costing three times the search from one
+costing less. Measured on a busy 2-core machine, a report of 2 models × 9 puzzles whose every search took 60 results
+computes its searches in 5–7 s, nearly all of it the grid's simulation (the widest axes, coloring's and waterjug's, the
+most); more repetitions would only narrow the simulation's own noise, at a proportional cost. Where some repetitions
+never reach the width within the cap, the grid's mean is a lower bound, shown as such (≥, with the share that reached).
 
 Pure functions; numpy (through `codebench.adaptive`) is imported only when figures are computed, so the report's
 command line starts without it.
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from ..adaptive import AdaptiveDesign, AskedPoint
 
 UNFINISHED = "unfinished"  # a search that neither reached its width nor spent its budget (the stop reasons: adaptive.StopReason)
-GRID_REPETITIONS = 16
+GRID_REPETITIONS = 12
 GRID_CAP = 4  # the simulated grid stops at this many times the search's counted results
 CURVE_POINTS = 200  # λ values of a drawn fitted curve
 
@@ -176,7 +177,7 @@ def _search(run: RunSearches, model: str, mode: str, puzzle: str, steps: Sequenc
     levels = [list(range(low, high + 1)) for _, (low, high) in sorted(axis.levels.items())]
     cap = GRID_CAP * max(base["counted"], len(levels))
     grid = math.nan, math.nan
-    if width > 0 and levels:
+    if width > 0 and levels and base["counted"]:  # a search that counted nothing yet has no curve to simulate on
         curve = design.posterior(points).curve(design.candidates)
         truth = {int(complexity): float(p) for complexity, p in zip(design.candidates, curve)}
         grid = grid_cost(design, truth, levels, width, cap, repetitions=repetitions, seed=seed)

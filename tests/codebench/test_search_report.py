@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -124,6 +125,8 @@ def test_an_unfinished_search_makes_the_report_partial_and_names_it(tmp_path: Pa
     assert (hanoi.stop, hanoi.counted, hanoi.not_counted) == (UNFINISHED, 2, {"api_error": 1})
     assert f"{started[2][0]}:" in render_report(report, "table", "adaptive")
     assert (river.puzzle, river.stop, river.counted, river.points) == ("river", UNFINISHED, 0, ())
+    assert hanoi.grid_counted > 0
+    assert math.isnan(river.grid_counted) and math.isnan(river.ratio)  # nothing counted: no curve to simulate the grid on
     assert report.partial
     assert headline(report) == (f"codebench report: PARTIAL: {folder}: 2 adaptive searches unfinished (m · code: hanoi, river). "
                                 f"To finish: {RERUN}")
