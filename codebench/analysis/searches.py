@@ -69,7 +69,7 @@ class RunSearches:
         models = [harmless(str(m.get("label") or m.get("name"))) if isinstance(m, dict) else harmless(str(m))
                   for m in given.get("models") or ()]
         mode = given.get("mode")
-        modes = [ModeName(mode)] if mode in set(ModeName) else list(ModeName)
+        modes = [ModeName(mode)] if isinstance(mode, str) and mode in set(ModeName) else list(ModeName)
         names = [str(name) for name in given.get("puzzles") or () if isinstance(name, str)]
         return cls(run, float(width) if _number(width) and width > 0 else math.nan,
                    budget if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0 else -1,

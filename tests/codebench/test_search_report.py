@@ -20,8 +20,8 @@ import pytest
 
 from codebench.adaptive import AdaptiveDesign, AskedPoint, grid_cost
 from codebench.analysis.plots import figure_svgs
-from codebench.analysis.report import RERUN, build_report, headline, render_report
-from codebench.analysis.searches import GRID_CAP, GRID_REPETITIONS, UNFINISHED
+from codebench.analysis.report import RERUN, RunScope, build_report, headline, render_report
+from codebench.analysis.searches import GRID_CAP, GRID_REPETITIONS, UNFINISHED, RunSearches
 from codebench.reports import read_report
 from codebench.run.spec import RunSpec
 from codebench.run.store import Store, StoredPlan
@@ -196,3 +196,20 @@ def test_the_html_page_draws_each_search_the_same_every_time(tmp_path: Path) -> 
     assert svg == figure_svgs(read_report(folder).report)["adaptive_searches"]
     assert svg.count("<!-- hanoi") == 1 and svg.count("<!-- river") == 1  # matplotlib keeps each title's text as a comment
     assert "adaptive_searches" not in figure_svgs(build_report([], [1]))
+
+
+def test_a_spec_codebench_did_not_write_leaves_the_searches_undecided_never_refused() -> None:
+    """A spec without a usable width or budget cannot say whether a search is over: its searches are shown, stop "-",
+    and the report is not marked PARTIAL for them; names it does not know are searches this codebench cannot read."""
+    spec = {"adaptive": True, "mode": ["x"], "models": [{"label": "m"}, 7], "puzzles": ["hanoi", 3, "nope"],
+            "target_width": "wide", "search_budget": True}
+    found = RunSearches.of("runs/x", spec, [SearchStep("m", CODE, "hanoi", 0, 12, "hanoi/c12/s0", "k", Status.LEGAL)])
+    assert found is not None and found.budget == -1 and math.isnan(found.target_width)
+    assert sorted(found.asked) == sorted((model, str(mode), puzzle) for model in ("m", "7") for mode in ModeName
+                                         for puzzle in ("hanoi", "nope"))
+    report = build_report([], [1], scopes=[RunScope("runs/x", (), searches=found)])
+    assert not report.partial and {s.stop for s in report.searches} == {None}
+    hanoi = next(s for s in report.searches if (s.model, s.mode, s.puzzle) == ("m", CODE, "hanoi"))
+    assert hanoi.counted == 1 and hanoi.lambda_star > 12 and math.isnan(next(s for s in report.searches if s.puzzle == "nope").low)
+    assert "nope" in render_report(report, "table", "adaptive")
+    assert RunSearches.of("runs/y", {"adaptive": False}, []) is None and RunSearches.of("runs/y", None, []) is None
