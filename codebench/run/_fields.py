@@ -236,5 +236,4 @@ FIELDS: dict[str, Check] = {  # by column name: the same name means the same thi
     "first_illegal_step": maybe(count), "steps_applied": maybe(count), "players": parsed([text]), "record": parsed(RECORD),
     "void": flag, "attempts": count, "created": number, "keys": parsed([text]), "read": flag,
     "step": count, "complexity": within(10**6, integer), "sample_key": text,
-    "instances.level": maybe(within(10**6, integer)),  # an adaptive search's instance is drawn at a complexity, at no level
 }

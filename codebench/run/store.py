@@ -203,6 +203,9 @@ class StoredPlan:
         return (planned.instance_id,) if planned.instance_id else self.instances.get(planned.puzzle, ())
 
 
+LEVELLED = "WHERE level IS NOT NULL"  # the instances drawn at a level: an adaptive search's, drawn at a complexity, have none
+
+
 class Store:
     """One run database; thread-safe. `Store(path)` opens it to write, `Store.for_reading(path)` to read only."""
 
@@ -290,13 +293,12 @@ class Store:
         return self._checked(table, columns, self._read(f"SELECT {', '.join(columns)} FROM {table} {where}", values))
 
     def _checked(self, table: str, columns: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """`rows` of `columns` with each field checked by its column's `FIELDS` entry (a JSON field parsed; a "table.column"
-        entry, where there is one, for that table's column).
+        """`rows` of `columns` with each field checked by its column's `FIELDS` entry (a JSON field parsed).
 
         Raises:
             StoreError: a field is not what codebench writes, named by table, row (its key) and column.
         """
-        checks = [FIELDS.get(f"{table}.{column}", FIELDS[column]) for column in columns]
+        checks = [FIELDS[column] for column in columns]
         found = []
         for index, row in enumerate(rows):
             fields = []
@@ -603,7 +605,7 @@ class Store:
             KeyError: a planned instance is not stored.
         """
         instances = {instance_id: (level, complexity, meta) for instance_id, level, complexity, meta
-                     in self._select("instances", ("id", "level", "lambda", "meta"))}
+                     in self._select("instances", ("id", "level", "lambda", "meta"), LEVELLED)}
         printed = ("stdout", "stderr") if outputs else ()
         executions = {}
         for key, status, detail, issues, first_illegal, steps, cpu_s, wall_s, peak_mib, *output in self._select(
@@ -634,7 +636,7 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        levels = dict(self._select("instances", ("id", "level")))
+        levels = dict(self._select("instances", ("id", "level"), LEVELLED))
         asked: Counter[tuple[str, str, str, int]] = Counter()
         try:
             for planned in plan.samples:
@@ -695,7 +697,7 @@ class Store:
         plan = self.plan()
         if plan is None:
             return []
-        stored = {instance_id: (level, meta) for instance_id, level, meta in self._select("instances", ("id", "level", "meta"))}
+        stored = {instance_id: (level, meta) for instance_id, level, meta in self._select("instances", ("id", "level", "meta"), LEVELLED)}
         try:
             return shown([InstanceFacts(puzzle, stored[instance_id][0], instance_id, stored[instance_id][1],
                                         plan.alike.get(instance_id, ()))
