@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from .analysis.compare import Comparison, Side, check_format, check_sides, render_comparison, sides_found
 from .analysis.compare import compare as paired
 from .analysis.report import Report, RunPrompts, RunProtocol, RunScope, build_report, check_rendering, render_report
+from .analysis.searches import RunSearches
 from .errors import InputError
 from .run.results import Runs, databases, joined, once, opened
 from .types import ExecutionRow, GameRow, ModeName, SampleDetail, SampleUsage, harmless
@@ -103,7 +104,8 @@ def stores_report(stores: Sequence[Store], *, prices: Mapping[str, Price] | None
                          prices=_prices(stores, prices or {}, usages),
                          facts=[fact for store in stores for fact in store.instance_facts()],
                          scopes=[RunScope(run, tuple(store.planned_cells()), *store.unplayed_games(),
-                                          RunPrompts.of(run, spec), RunProtocol.of(run, spec))
+                                          RunPrompts.of(run, spec), RunProtocol.of(run, spec),
+                                          RunSearches.of(run, spec, store.search_steps()))
                                  for store, run, spec in ((store, harmless(str(store.path.parent)), store.document("spec"))
                                                           for store in stores)])
     details = tuple(detail for store in stores for detail in store.sample_details()) if samples else None

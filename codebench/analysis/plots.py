@@ -10,7 +10,9 @@
 - `cross_task_correlation`: Pearson r of per-level success between each pair of puzzles;
 - `tokens_pass_fail`: per model × mode, the mean completion tokens of passes and of fails by level;
 - `cost`: tokens and (where priced) dollars per model × mode × puzzle;
-- `optimality`: per puzzle, the passes' plan length ÷ the minimal length by level.
+- `optimality`: per puzzle, the passes' plan length ÷ the minimal length by level;
+- `adaptive_searches`: per adaptive search, its fitted curve (the posterior mean of p(λ)), the points asked (the share
+  legal at each λ, the marker's area by the results counted there) and λ* with its 95% credible interval shaded.
 A partial report's figures say so above their title. The only module that imports matplotlib (Agg, no display),
 and only when plots are asked for.
 """
@@ -28,6 +30,7 @@ from typing import IO, Any
 from ..files import open_output
 from ..types import COUNTED_STATUSES, ModeName, Status
 from .report import Report
+from .searches import fitted_curve
 
 FORMATS = ("png", "svg")
 Z95 = 1.959964  # the standard normal's 97.5% quantile
@@ -80,7 +83,8 @@ def _figures(report: Report) -> Iterator[tuple[str, Any]]:
     for name, draw in (("legal_rate_vs_lambda", _legal_rate), ("status_mix", _status_mix),
                        ("collapse_heatmap", _heatmap), ("instruction_vs_code", _modes), ("failure_modes", _failure_modes),
                        ("global_curve", _global_curve), ("cross_task_correlation", _correlations),
-                       ("tokens_pass_fail", _tokens), ("cost", _cost), ("optimality", _optimality)):
+                       ("tokens_pass_fail", _tokens), ("cost", _cost), ("optimality", _optimality),
+                       ("adaptive_searches", _searches)):
         figure = draw(report, plt)
         if figure is None:
             continue
@@ -366,4 +370,30 @@ def _optimality(report: Report, plt: Any) -> Any:
         axis.set_ylabel("length ÷ minimal")
     axes[0].legend(fontsize="small")
     _tight(figure)
+    return figure
+
+
+def _searches(report: Report, plt: Any) -> Any:
+    drawn = [search for search in report.searches if not math.isnan(search.lambda_star)]
+    if not drawn:
+        return None
+    runs = len({search.run for search in drawn}) > 1
+    figure, axes = _grid(plt, len(drawn), "adaptive searches: fitted success curve, the points asked (area: results counted), "
+                         "λ* and its 95% credible interval")
+    for axis, search in zip(axes, drawn):
+        xs, ys = fitted_curve(search)
+        axis.axvspan(search.low, search.high, color="tab:orange", alpha=0.18, lw=0, label="95% credible interval")
+        axis.axvline(search.lambda_star, color="tab:orange", lw=1.2, label="λ*")
+        axis.plot(xs, ys, color="tab:blue", label="fitted curve")
+        asked = [point for point in search.points if point.counted]
+        axis.scatter([point.complexity for point in asked], [point.legal / point.counted for point in asked],
+                     s=[16 + 14 * point.counted for point in asked], color="black", alpha=0.6, zorder=3, label="asked")
+        axis.set_title(f"{search.puzzle}\n{search.run + ': ' if runs else ''}{search.model} · {search.mode} "
+                       f"({search.stop or '?'})", fontsize="small")
+        axis.set_xlabel(f"λ ({search.axis})")
+        axis.set_ylabel("share legal")
+        axis.set_ylim(-0.05, 1.05)
+        axis.grid(alpha=0.3)
+    _legend(figure, axes[:1])
+    _tight(figure, rect=(0, 0.06, 1, 0.95))
     return figure

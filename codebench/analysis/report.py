@@ -66,7 +66,8 @@ from .metrics import (
 )
 from .optimality import Difficulty, Optimality, difficulty_table, optimality
 from .protocol import GAME_HEADER, GAME_TITLE, TABLE_TITLE, ProtocolTable, game_rows, protocol_table, table_header, table_notes, table_rows
-from .sections import Section, align, html_table, md_table, number, rate
+from .searches import RunSearches, Search, searches
+from .sections import Section, align, html_table, md_table, mix, number, rate
 from .usage import CostLine, TokenCorrelation, TokenStats, cost_lines, token_correlations, token_stats
 
 FORMATS = ("table", "md", "csv", "json")
@@ -158,6 +159,7 @@ class RunScope:
     games_missing: int = 0  # planned, never stored (interrupted, or held by a budget)
     prompts: RunPrompts | None = None  # None: the shipped prompts
     protocol: RunProtocol | None = None  # None: no protocol
+    searches: RunSearches | None = None  # None: not an adaptive run
 
 
 @dataclass(frozen=True)
@@ -171,10 +173,11 @@ class Coverage:
     games_void: int
     games_missing: int
     cells: tuple[tuple[str, str, str, int], ...]  # the partial cells: (model, mode, puzzle, level)
+    searches: tuple[tuple[str, str, str], ...] = ()  # the unfinished adaptive searches: (model, mode, puzzle)
 
     @property
     def partial(self) -> bool:
-        return bool(self.infra_counts) or bool(self.missing or self.games_void or self.games_missing)
+        return bool(self.infra_counts) or bool(self.missing or self.games_void or self.games_missing or self.searches)
 
     def describe(self) -> str:
         """"runs/a: 36 results unresolved (api_error:36), 12 planned results not run, in 3 cells (…)"."""
@@ -184,8 +187,10 @@ class Coverage:
                  f"{counted(self.games_void, 'game')} void" if self.games_void else "",
                  f"{counted(self.games_missing, 'planned game')} not played" if self.games_missing else ""]
         where = f" in {counted(len(self.cells), 'cell')} ({cell_names(self.cells)})" if self.cells else ""
-        return f"{self.run or 'the run'}: {', '.join(part for part in parts if part)}{where}"
-
+        plural = "es" if len(self.searches) > 1 else ""
+        searching = f"{len(self.searches)} adaptive search{plural} unfinished ({search_names(self.searches)})" if self.searches else ""
+        results = ", ".join(part for part in parts if part)
+        return f"{self.run or 'the run'}: {', '.join(part for part in (results and results + where, searching) if part)}"
 
 def counted(n: int, thing: str) -> str:
     """"1 result", "2 results"."""
@@ -200,6 +205,14 @@ def cell_names(cells: Sequence[tuple[str, str, str, int]]) -> str:
     return "; ".join(f"{model} · {mode}: " + ", ".join(f"{puzzle} " + " ".join(f"L{level}" for level in levels)
                                                       for puzzle, levels in puzzles.items())
                      for (model, mode), puzzles in groups.items())
+
+
+def search_names(searches: Sequence[tuple[str, str, str]]) -> str:
+    """"m · code: hanoi, sat; m · instruction: …": searches grouped by model × mode, in order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for model, mode, puzzle in searches:
+        groups.setdefault((model, mode), []).append(puzzle)
+    return "; ".join(f"{model} · {mode}: {', '.join(puzzles)}" for (model, mode), puzzles in groups.items())
 
 
 @dataclass(frozen=True)
@@ -237,10 +250,12 @@ class Report:
     fewer_instances: tuple[FewerInstances, ...] = ()
     prompts: tuple[RunPrompts, ...] = ()  # the runs that posed their prompts otherwise than the shipped templates
     protocol: ProtocolTable | None = None  # shown only when a run followed a protocol and played its games
+    searches: tuple[Search, ...] = ()  # shown only when a run searched adaptively
 
     @property
     def partial(self) -> bool:
-        """Some planned results are not judged: the rates stand on fewer results than asked for."""
+        """Some planned results are not judged (the rates stand on fewer results than asked for), or an adaptive search
+        is unfinished."""
         return bool(self.totals.infra_counts) or any(run.partial for run in self.coverage)
 
 
@@ -259,6 +274,7 @@ class Sources:
     facts: Sequence[InstanceFacts]
     planned: Sequence[PlannedCell]
     protocols: Sequence[RunProtocol] = ()  # the runs that followed a protocol
+    searches: Sequence[RunSearches] = ()  # the adaptive runs' searches
 
 
 def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int = 1000, seed: int = 0,
@@ -268,7 +284,8 @@ def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int =
     `prices`), the planned instances' reference metrics (difficulty), the stored games, and what each run's plan asked
     for (`scopes`: without them nothing is known to be missing)."""
     sources = Sources(rows, ks, boot, seed, games, usages, prices or {}, facts, [cell for scope in scopes for cell in scope.planned],
-                      [scope.protocol for scope in scopes if scope.protocol is not None])
+                      [scope.protocol for scope in scopes if scope.protocol is not None],
+                      [scope.searches for scope in scopes if scope.searches is not None])
     built = {field: value for entry in REGISTRY for field, value in entry.build(sources).items()}
     statuses = Counter(row.status for row in rows)
     counted = Counter({s: n for s, n in statuses.items() if s not in INFRASTRUCTURE_STATUSES})
@@ -276,20 +293,22 @@ def build_report(rows: Sequence[ExecutionRow], ks: Sequence[int], *, boot: int =
     totals = Totals(len(rows), executions, counted[Status.LEGAL] / executions if executions else math.nan,
                     ordered_counts(counted, COUNTED_STATUSES), ordered_counts(statuses - counted, INFRASTRUCTURE_ORDER),
                     counted[Status.LEGAL] / len(rows) if rows else math.nan)
-    return Report(ks=check_ks(ks), totals=totals, coverage=tuple(_coverage(scope, built["cells"]) for scope in scopes),
+    return Report(ks=check_ks(ks), totals=totals, coverage=tuple(_coverage(scope, built["cells"], built["searches"]) for scope in scopes),
                   fewer_instances=tuple(fewer_instances(facts)),
                   prompts=tuple(scope.prompts for scope in scopes if scope.prompts is not None and scope.prompts.used), **built)
 
 
-def _coverage(scope: RunScope, cells: Sequence[CellMetrics]) -> Coverage:
-    """The run's share of the cells (runs joined in a report hold different models or modes) and what they miss."""
+def _coverage(scope: RunScope, cells: Sequence[CellMetrics], found: Sequence[Search]) -> Coverage:
+    """The run's share of the cells (runs joined in a report hold different models or modes) and what they miss, and its
+    unfinished searches."""
     sides = {(cell.model, cell.mode) for cell in scope.planned}
     mine = [cell for cell in cells if (cell.model, cell.mode) in sides]
     infra: Counter[str] = Counter()
     for cell in mine:
         infra.update(cell.infra_counts)
     return Coverage(scope.run, ordered_counts(infra, INFRASTRUCTURE_ORDER), sum(cell.missing for cell in mine), scope.games_void,
-                    scope.games_missing, tuple((c.model, c.mode, c.puzzle, c.level) for c in mine if c.partial))
+                    scope.games_missing, tuple((c.model, c.mode, c.puzzle, c.level) for c in mine if c.partial),
+                    tuple((s.model, s.mode, s.puzzle) for s in found if s.run == scope.run and s.unfinished))
 
 
 def fewer_instances(facts: Sequence[InstanceFacts]) -> list[FewerInstances]:
@@ -325,10 +344,6 @@ def check_rendering(fmt: str, section: str | None = None) -> None:
         raise InputError(f"--format {fmt!r}: choose {', '.join(FORMATS)}")
     if section is not None:
         registered(section)
-
-
-def mix(counts: dict[str, int]) -> str:
-    return " ".join(f"{status}:{n}" for status, n in counts.items()) or "-"
 
 
 def failures(cell: CellMetrics) -> dict[str, int]:
@@ -507,9 +522,11 @@ class CellsSection(ReportSection):
                          c.missing, int(c.partial), *(_number(getattr(t, f, None)) for f in ("lambda_star", "low", "high"))])
         if report.coverage:  # what each run did not count
             rows += [[], ["section:coverage"],
-                     ["run", "partial", *INFRASTRUCTURE_ORDER, "missing", "games_void", "games_missing", "cells"],
+                     ["run", "partial", *INFRASTRUCTURE_ORDER, "missing", "games_void", "games_missing", "cells",
+                      "searches_unfinished"],
                      *([run.run, int(run.partial), *(run.infra_counts.get(s, 0) for s in INFRASTRUCTURE_ORDER), run.missing,
-                        run.games_void, run.games_missing, cell_names(run.cells)] for run in report.coverage)]
+                        run.games_void, run.games_missing, cell_names(run.cells), search_names(run.searches)]
+                       for run in report.coverage)]
         if report.fewer_instances:
             rows += [[], ["section:fewer-instances"], ["puzzle", "level", "distinct", "seeds"],
                      *([f.puzzle, f.level, f.distinct, f.seeds] for f in report.fewer_instances)]
@@ -647,6 +664,10 @@ REGISTRY: tuple[ReportSection, ...] = (
                   lambda s: {"thresholds": tuple(collapse_thresholds(s.rows, boot=s.boot, seed=s.seed)),
                              "regimes": tuple(collapse_regimes(s.rows))},
                   lambda r: sections.collapse_section(r.thresholds, r.regimes), brief=True),
+    ReportSection("adaptive", "adaptive searches (--adaptive): λ* with its credible interval, the points asked, why each stopped, "
+                  "and the fixed grid's cost for the same width (simulated)",
+                  lambda s: {"searches": tuple(searches(s.searches, seed=s.seed))}, lambda r: sections.adaptive_section(r.searches),
+                  brief=True),
     ReportSection("levels", "the mean legal rate by level over every model × mode × puzzle",
                   lambda s: {"levels": tuple(global_curve(s.rows))}, lambda r: sections.levels_section(r.levels)),
     ReportSection("failures", "the failure modes of the non-legal results",

@@ -21,6 +21,7 @@ from .crosstask import SuccessCell, TaskCorrelation
 from .failures import FailureCounts
 from .metrics import CollapseThreshold, TraceGrade
 from .optimality import Difficulty, Optimality, weak_steps
+from .searches import GRID_CAP, GRID_REPETITIONS, Search
 from .usage import CostLine, TokenCorrelation, TokenStats
 
 NUMERIC = ' class="num"'  # an HTML cell right-aligned
@@ -44,6 +45,11 @@ def rate(value: float | None) -> str:
 
 def number(value: float | None) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.4g}"
+
+
+def mix(counts: dict[str, int]) -> str:
+    """"api_error:3 sandbox_error:1" ("-": none)."""
+    return " ".join(f"{status}:{n}" for status, n in counts.items()) or "-"
 
 
 def flat(record: Any) -> dict[str, Any]:
@@ -93,6 +99,37 @@ def collapse_section(thresholds: Sequence[CollapseThreshold], regimes: Sequence[
                     f"{RELIABLE_RATE:g}, and the legal rate of the regimes L1-2, L3-4, L5+",
                     ["model", "mode", "puzzle", "λ*", "interval", "breakpoint", "slope before", "slope after",
                      f"reliable ≥{RELIABLE_RATE:g}", "L1-2", "L3-4", "L5+"], rows, records, 3)
+
+
+def asked_points(search: Search) -> str:
+    """"3:1/1 5:0/2": each complexity asked, its legal results of those counted."""
+    return " ".join(f"{point.complexity}:{point.legal}/{point.counted}" for point in search.points) or "-"
+
+
+def grid_spent(search: Search) -> str:
+    """The simulated grid's mean counted results: "≥" where some repetitions never reached the width within the cap."""
+    if math.isnan(search.grid_counted):
+        return "-"
+    if search.grid_reached < 1:
+        return f"≥{search.grid_counted:.0f} ({search.grid_reached:.0%} reached)"
+    return f"{search.grid_counted:.0f}"
+
+
+def adaptive_section(searches: Sequence[Search]) -> Section:
+    """One row per adaptive search (run × model × mode × puzzle); its records at full precision, the asked points as text."""
+    rows = [[s.run, s.model, s.mode, s.puzzle, s.stop or "-", number(s.lambda_star),
+             "-" if math.isnan(s.low) else _interval(s.low, s.high), number(s.width),
+             number(s.target_width), str(s.counted), grid_spent(s), ("≤" if s.grid_reached < 1 else "") + rate(s.ratio),
+             mix(s.not_counted), asked_points(s)] for s in searches]
+    records = [{**{k: v for k, v in flat(s).items() if k != "points"}, "ratio": s.ratio, "asked": asked_points(s)} for s in searches]
+    return _section("adaptive", "adaptive searches (codebench run --adaptive): stop: width (the interval got narrower than the "
+                    "target), budget (--search-budget results counted) or unfinished (neither: re-run the same command); λ* the "
+                    "posterior median of the logistic's midpoint, its 95% credible interval and width; counted: results the "
+                    "design used; not counted: infrastructure failures it ignores; grid: the counted results the fixed L1-L6 "
+                    f"grid would spend for the same width, SIMULATED from the fitted curve ({GRID_REPETITIONS} seeded "
+                    f"repetitions, each capped at {GRID_CAP}× the search's results: ≥ where some never reached it); asked: "
+                    "λ:legal/counted", ["run", "model", "mode", "puzzle", "stop", "λ*", "interval", "width", "target", "counted",
+                                        "grid (simulated)", "counted ÷ grid", "not counted", "asked"], rows, records, 4)
 
 
 def levels_section(curve: Sequence[LevelMean]) -> Section:

@@ -204,6 +204,9 @@ class StoredPlan:
         return (planned.instance_id,) if planned.instance_id else self.instances.get(planned.puzzle, ())
 
 
+LEVELLED = "WHERE level IS NOT NULL"  # the instances drawn at a level: an adaptive search's, drawn at a complexity, have none
+
+
 class Store:
     """One run database; thread-safe. `Store(path)` opens it to write, `Store.for_reading(path)` to read only."""
 

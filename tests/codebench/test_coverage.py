@@ -83,8 +83,10 @@ def test_every_format_marks_the_partial_report_first_and_shows_the_bounds(joined
     assert [(c["model"], c["level"], c["legal_rate_low"], c["missing"], c["partial"]) for c in cells] == [
         ("m", "1", "0.75", "0", "0"), ("m", "2", "0.25", "2", "1"), ("m", "3", "", "2", "1"), ("n", "1", "1.0", "0", "0")]
     coverage = list(csv.reader(io.StringIO(text.split("section:coverage\n")[1].split("\n\n")[0])))
-    assert coverage == [["run", "partial", "sandbox_error", "api_error", "missing", "games_void", "games_missing", "cells"],
-                        ["runs/a", "1", "0", "2", "4", "1", "0", "m · code: hanoi L2 L3"], ["runs/b", "0", "0", "0", "0", "0", "0", ""]]
+    assert coverage == [["run", "partial", "sandbox_error", "api_error", "missing", "games_void", "games_missing", "cells",
+                         "searches_unfinished"],
+                        ["runs/a", "1", "0", "2", "4", "1", "0", "m · code: hanoi L2 L3", ""],
+                        ["runs/b", "0", "0", "0", "0", "0", "0", "", ""]]
 
     data = json.loads(render_report(joined, "json"))
     assert list(data)[0] == "partial" and data["partial"] is True
