@@ -372,7 +372,14 @@ def not_counted(report: Report) -> str:
 
 
 def _totals(report: Report) -> str:
-    return summary(report.totals) + (f"; {report.games.games} games played" if report.games is not None else "")
+    """The totals: executions (left out of a report of adaptive searches alone), games, searches."""
+    parts = [] if report.searches and not report.totals.executions else [summary(report.totals)]
+    if report.games is not None:
+        parts.append(f"{report.games.games} games played")
+    if report.searches:
+        n, results = len(report.searches), sum(s.counted for s in report.searches)
+        parts.append(f"{n} adaptive search{'es' if n != 1 else ''}, {counted(results, 'result')} counted (section adaptive)")
+    return "; ".join(parts)
 
 
 def headline(report: Report) -> str:

@@ -45,6 +45,7 @@ UNFINISHED = "unfinished"  # a search that neither reached its width nor spent i
 GRID_REPETITIONS = 12
 GRID_CAP = 4  # the simulated grid stops at this many times the search's counted results
 CURVE_POINTS = 200  # λ values of a drawn fitted curve
+EDGE = 0.5  # λ units: an interval reaching this close to an end of the axis may hold values beyond it
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class Search:
     grid_counted: float
     grid_reached: float
     grid_cap: int
+    edge: str = ""  # where the interval reaches an end of the axis: that λ* may lie beyond it, and why the axis ends there
 
     @property
     def unfinished(self) -> bool:
@@ -183,7 +185,17 @@ def _search(run: RunSearches, model: str, mode: str, puzzle: str, steps: Sequenc
         grid = grid_cost(design, truth, levels, width, cap, repetitions=repetitions, seed=seed)
     return Search(**base, axis=axis.name, lowest=axis.lowest, highest=axis.highest, lambda_star=estimate.lambda_star,
                   low=estimate.low, high=estimate.high, width=estimate.width, stop=stop,
-                  grid_width=width, grid_counted=grid[0], grid_reached=grid[1], grid_cap=cap)
+                  grid_width=width, grid_counted=grid[0], grid_reached=grid[1], grid_cap=cap, edge=_edge(axis, estimate))
+
+
+def _edge(axis: puzzles.ComplexityAxis, estimate: Any) -> str:
+    """What an interval within EDGE of an end of the axis says: the threshold may lie beyond what the design could ask
+    (above the top: past what the generator makes, and why; below the lowest: the model fails even there)."""
+    if estimate.high >= axis.highest - EDGE:
+        return f"may lie above {axis.name}={axis.highest}: the generator cannot go past it because {axis.limit}"
+    if estimate.low <= axis.lowest + EDGE:
+        return f"may lie below {axis.name}={axis.lowest}, the lowest the axis has"
+    return ""
 
 
 def fitted_curve(search: Search, points: int = CURVE_POINTS) -> tuple[list[float], list[float]]:

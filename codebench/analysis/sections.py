@@ -120,7 +120,7 @@ def adaptive_section(searches: Sequence[Search]) -> Section:
     rows = [[s.run, s.model, s.mode, s.puzzle, s.stop or "-", number(s.lambda_star),
              "-" if math.isnan(s.low) else _interval(s.low, s.high), number(s.width),
              number(s.target_width), str(s.counted), grid_spent(s), ("≤" if s.grid_reached < 1 else "") + rate(s.ratio),
-             mix(s.not_counted), asked_points(s)] for s in searches]
+             mix(s.not_counted), asked_points(s), s.edge or "-"] for s in searches]
     records = [{**{k: v for k, v in flat(s).items() if k != "points"}, "ratio": s.ratio, "asked": asked_points(s)} for s in searches]
     return _section("adaptive", "adaptive searches (codebench run --adaptive): stop: width (the interval got narrower than the "
                     "target), budget (--search-budget results counted) or unfinished (neither: re-run the same command); λ* the "
@@ -128,8 +128,10 @@ def adaptive_section(searches: Sequence[Search]) -> Section:
                     "design used; not counted: infrastructure failures it ignores; grid: the counted results the fixed L1-L6 "
                     f"grid would spend for the same width, SIMULATED from the fitted curve ({GRID_REPETITIONS} seeded "
                     f"repetitions, each capped at {GRID_CAP}× the search's results: ≥ where some never reached it); asked: "
-                    "λ:legal/counted", ["run", "model", "mode", "puzzle", "stop", "λ*", "interval", "width", "target", "counted",
-                                        "grid (simulated)", "counted ÷ grid", "not counted", "asked"], rows, records, 4)
+                    "λ:legal/counted; λ* beyond the axis: where the interval reaches an end of the puzzle's complexity axis, "
+                    "which the search cannot pass", ["run", "model", "mode", "puzzle", "stop", "λ*", "interval", "width", "target",
+                                                     "counted", "grid (simulated)", "counted ÷ grid", "not counted", "asked",
+                                                     "λ* beyond the axis"], rows, records, 4)
 
 
 def levels_section(curve: Sequence[LevelMean]) -> Section:
