@@ -138,3 +138,13 @@ def test_check_judges_a_hand_written_solver_of_the_plugins_puzzle(venv: Path, tm
     failed = codebench(venv, "check", str(wrong), "--puzzle", "addup", "--levels", "2", "--seeds", "0-2", "--backend", "local",
                        "--workers", "1")
     assert failed.returncode == 1 and "0 passed, 3 failed" in failed.stdout, failed.stdout + failed.stderr
+
+
+def test_an_adaptive_run_of_a_plugin_puzzle_without_an_axis_is_refused(venv: Path, tmp_path: Path) -> None:
+    """A plugin need not declare a complexity axis; without one there is nothing to search along, and --adaptive says so."""
+    done = codebench(venv, "run", "--model", "oracle", "--preset", "mock", "--puzzles", "addup", "--adaptive", "--dry-run",
+                     "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    [line] = done.stderr.splitlines()
+    assert line == ("error: --adaptive: puzzle addup declares no complexity axis; adaptive search needs one; leave addup out "
+                    "of --puzzles"), line

@@ -4,6 +4,7 @@ one; options that would shape another run are refused."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -81,6 +82,11 @@ def test_each_step_asks_the_designs_choice_on_a_fresh_instance_until_the_budget(
         (s.model, s.mode, s.step, s.complexity, s.status) for searched in found.values() for s in searched]
     assert all(r.not_counted is None and r.response and r.prompt_tokens for r in rows)
     assert len({r.program_key for r in rows if r.mode == "code" and r.model == "wrong"}) == 1  # one program
+    code, text, err = run_cli(capsys, "report", str(out), "--section", "adaptive", "--format", "json")
+    edges = {(r["model"], r["mode"]): r["edge"] for r in json.loads(text)["records"]}
+    limit = f"because {axis.limit}"  # every search was stopped by its budget against an end of the axis, and says so
+    assert all(edges[model, mode].endswith(limit) for model, mode in edges if model == "oracle"), edges
+    assert all(edges[model, mode] == "may lie below n=1, the lowest the axis has" for model, mode in edges if model == "wrong")
     code, _, err = run_cli(capsys, "export", str(out), "--to", "inspect", "-o", str(tmp_path / "logs"))
     assert code == 0 and "not in the inspect logs: 24 adaptive search steps" in " ".join(err.split()), err
 
