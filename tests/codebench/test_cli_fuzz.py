@@ -81,6 +81,7 @@ def groups(folder: Path, runs: tuple[Path, ...], configs: tuple[str, ...]) -> di
         "--instances-per-level": tuple(NUMBERS), "--samples": tuple(NUMBERS), "--workers": tuple(NUMBERS),
         "--cpu": tuple(NUMBERS), "--max-tokens-total": tuple(NUMBERS), "--max-cost": tuple(NUMBERS), "--price": prices,
         "--format-retries": tuple(NUMBERS), "--seed": tuple(NUMBERS), "--out": (p["run"], p["out.txt"], "/dev/null", first),
+        "--adaptive": None, "--target-width": tuple(NUMBERS), "--search-budget": tuple(NUMBERS),
     }
     return {
         "puzzles": Group(
@@ -100,7 +101,8 @@ def groups(folder: Path, runs: tuple[Path, ...], configs: tuple[str, ...]) -> di
             options={"--format": ("table", "md", "csv", "json", "html", "x", ""), "-o": outputs + into_inputs,
                      "--output": outputs + into_inputs, "--plots": outputs + into_inputs, "--html": outputs + into_inputs,
                      "--section": ("cells", "collapse", "levels", "failures", "traces", "cross-task", "correlations",
-                                   "tokens", "token-correlation", "cost", "optimality", "difficulty", "games", "x", ""),
+                                   "tokens", "token-correlation", "cost", "optimality", "difficulty", "games", "adaptive",
+                                   "protocol", "x", ""),
                      "--price": prices},
             positional=(first, second, failed, f"{first}/run.sqlite", "/nonexistent", str(folder)), examples=80,
             found=(("report", first, "-o", "é\u2028\u202e"),
