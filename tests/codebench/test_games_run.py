@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from codebench.model.mock_server import start_mock_server
 from codebench.run.store import Store
 from puzzles.games import GAMES, game_names
 
-from .cli import run_cli, run_command
+from .cli import kill_midway, run_cli, run_command, stored_count
 
 pytestmark = pytest.mark.docker
 TIMINGS = {"cpu_s", "wall_s", "latency_s", "game_cpu_s"}
@@ -122,11 +119,7 @@ def test_the_report_shows_scores_elo_and_bradley_terry_with_intervals(all_games:
 
 
 def _stored_count(out: Path) -> int:
-    try:
-        with sqlite3.connect(out / "run.sqlite", timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM matches WHERE void = 0").fetchone()[0]
-    except sqlite3.Error:
-        return 0  # not created yet
+    return stored_count(out, "SELECT COUNT(*) FROM matches WHERE void = 0")
 
 
 def test_a_match_run_killed_with_sigkill_resumes_to_the_records_of_an_uninterrupted_run(tmp_path: Path) -> None:
@@ -139,13 +132,7 @@ def test_a_match_run_killed_with_sigkill_resumes_to_the_records_of_an_uninterrup
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
         run_command([*command, "--out", str(tmp_path / "whole")], env)
-        killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while _stored_count(tmp_path / "resumed") < 20 and time.monotonic() < deadline and killed.poll() is None:
-            time.sleep(0.02)
-        killed.send_signal(signal.SIGKILL)  # in the middle of the games
-        killed.wait()
+        kill_midway(command, tmp_path / "resumed", env, _stored_count, 20)  # in the middle of the games
         partial = _stored_count(tmp_path / "resumed")
         run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = stored_games(tmp_path / "whole"), stored_games(tmp_path / "resumed")

@@ -6,7 +6,6 @@ import json
 import math
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import pytest
 from codebench.model.mock_server import start_mock_server
 from codebench.run.store import Store
 
-from .cli import run_cli, run_command
+from .cli import kill_midway, run_cli, run_command, stored_count
 
 pytestmark = pytest.mark.docker
 SMALL = ["--levels", "1", "--instances-per-level", "1", "--samples", "1", "--cpu", "1"]
@@ -109,11 +108,7 @@ def test_malformed_and_empty_responses_never_crash_the_run(tmp_path: Path, capsy
 
 
 def _stored_executions(out: Path) -> int:
-    try:
-        with sqlite3.connect(out / "run.sqlite", timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-    except sqlite3.Error:
-        return 0  # not created yet
+    return stored_count(out, "SELECT COUNT(*) FROM executions")
 
 
 @pytest.mark.parametrize(("mode", "executor"), [("code", "local"), ("both", "local"), ("code", "ray")])
@@ -126,13 +121,7 @@ def test_a_run_killed_midway_resumes_to_exactly_the_rows_of_an_uninterrupted_run
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
         run_command([*command, "--out", str(tmp_path / "whole")], env)
-        killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while _stored_executions(tmp_path / "resumed") < 5 and time.monotonic() < deadline and killed.poll() is None:
-            time.sleep(0.05)
-        killed.send_signal(signal.SIGKILL)  # in the middle: some samples and executions stored, others not
-        killed.wait()
+        kill_midway(command, tmp_path / "resumed", env, _stored_executions, 5)  # some samples and executions stored, others not
         partial = rows(tmp_path / "resumed")
         run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = rows(tmp_path / "whole"), rows(tmp_path / "resumed")

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +21,7 @@ from codebench.model.mock_server import MockServer, start_mock_server
 from codebench.run.store import Store
 from codebench.types import ModeName, Status
 
-from .cli import run_cli, run_command
+from .cli import kill_midway, run_cli, run_command, stored_count
 from .entry_points.refusal import refused
 
 
@@ -106,11 +103,7 @@ def test_a_search_stops_once_its_interval_is_narrower_than_the_target(capsys: py
 
 
 def _steps_stored(out: Path) -> int:
-    try:
-        with sqlite3.connect(out / "run.sqlite", timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM search_steps").fetchone()[0]
-    except sqlite3.Error:
-        return 0  # not created yet
+    return stored_count(out, "SELECT COUNT(*) FROM search_steps")
 
 
 def _rows(out: Path) -> dict[str, Any]:
@@ -130,13 +123,7 @@ def test_an_adaptive_run_killed_with_sigkill_resumes_to_the_rows_of_an_uninterru
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
         run_command([*command, "--out", str(tmp_path / "whole")], env)
-        killed = subprocess.Popen([*command, "--out", str(tmp_path / "resumed")], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while _steps_stored(tmp_path / "resumed") < 12 and time.monotonic() < deadline and killed.poll() is None:
-            time.sleep(0.01)
-        killed.send_signal(signal.SIGKILL)  # in the middle of the searches
-        killed.wait()
+        kill_midway(command, tmp_path / "resumed", env, _steps_stored, 12)  # in the middle of the searches
         partial = _steps_stored(tmp_path / "resumed")
         run_command([*command, "--out", str(tmp_path / "resumed")], env)
     whole, resumed = _rows(tmp_path / "whole"), _rows(tmp_path / "resumed")
