@@ -105,7 +105,7 @@ def stores_report(stores: Sequence[Store], *, prices: Mapping[str, Price] | None
                          facts=[fact for store in stores for fact in store.instance_facts()],
                          scopes=[RunScope(run, tuple(store.planned_cells()), *store.unplayed_games(),
                                           RunPrompts.of(run, spec), RunProtocol.of(run, spec),
-                                          RunSearches.of(run, spec, store.search_steps()))
+                                          RunSearches.of(run, spec, store.search_steps(), store.step_instances()))
                                  for store, run, spec in ((store, harmless(str(store.path.parent)), store.document("spec"))
                                                           for store in stores)])
     details = tuple(detail for store in stores for detail in store.sample_details()) if samples else None

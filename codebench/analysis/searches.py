@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import puzzles
@@ -58,9 +58,10 @@ class RunSearches:
     budget: int
     asked: tuple[tuple[str, str, str], ...]
     steps: tuple[SearchStep, ...]
+    instances: Mapping[str, str] = field(default_factory=dict)  # a step's instance id -> a digest of its content
 
     @classmethod
-    def of(cls, run: str, spec: Any, steps: Sequence[SearchStep]) -> RunSearches | None:
+    def of(cls, run: str, spec: Any, steps: Sequence[SearchStep], instances: Mapping[str, str] | None = None) -> RunSearches | None:
         """A stored spec's searches (None: not an adaptive run, and no step stored). The spec's models are named as the
         report names them (`harmless` labels); its mode is one mode or, otherwise (--mode both), every one."""
         given = spec if isinstance(spec, dict) else {}
@@ -74,7 +75,8 @@ class RunSearches:
         names = [str(name) for name in given.get("puzzles") or () if isinstance(name, str)]
         return cls(run, float(width) if _number(width) and width > 0 else math.nan,
                    budget if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0 else -1,
-                   tuple((model, str(m), name) for model in models for m in modes for name in names), tuple(steps))
+                   tuple((model, str(m), name) for model in models for m in modes for name in names), tuple(steps),
+                   dict(instances or {}))
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class Search:
     grid_counted: float
     grid_reached: float
     grid_cap: int
+    repeated: int = 0  # counted results on an instance the search had asked before: not independent of that result
     edge: str = ""  # where the interval reaches an end of the axis: that λ* may lie beyond it, and why the axis ends there
 
     @property
@@ -151,17 +154,22 @@ def _search(run: RunSearches, model: str, mode: str, puzzle: str, steps: Sequenc
     legal: Counter[int] = Counter()
     counted: Counter[int] = Counter()
     infrastructure: Counter[str] = Counter()
+    seen: set[str] = set()
+    repeated = 0
     for step in steps:
         if step.status.is_infrastructure:
             infrastructure[step.status] += 1
         else:
+            content = run.instances.get(step.instance_id, step.instance_id)
+            repeated += content in seen
+            seen.add(content)
             counted[step.complexity] += 1
             legal[step.complexity] += step.status == Status.LEGAL
     points = tuple(AskedPoint(complexity, legal[complexity], counted[complexity])
                    for complexity in sorted({step.complexity for step in steps}))
     not_counted = {str(status): infrastructure[status] for status in INFRASTRUCTURE_ORDER if infrastructure[status]}
     base = dict(run=run.run, model=model, mode=mode, puzzle=puzzle, target_width=run.target_width, budget=run.budget, points=points,
-                counted=sum(counted.values()), not_counted=not_counted)
+                counted=sum(counted.values()), not_counted=not_counted, repeated=repeated)
     unread = Search(**base, axis="", lowest=0, highest=0, lambda_star=math.nan, low=math.nan, high=math.nan, width=math.nan,
                     stop=None, grid_width=math.nan, grid_counted=math.nan, grid_reached=math.nan, grid_cap=0)
     if found is None:

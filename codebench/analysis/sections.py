@@ -119,18 +119,21 @@ def adaptive_section(searches: Sequence[Search]) -> Section:
     """One row per adaptive search (run × model × mode × puzzle); its records at full precision, the asked points as text."""
     rows = [[s.run, s.model, s.mode, s.puzzle, s.stop or "-", number(s.lambda_star),
              "-" if math.isnan(s.low) else _interval(s.low, s.high), number(s.width),
-             number(s.target_width), str(s.counted), grid_spent(s), ("≤" if s.grid_reached < 1 else "") + rate(s.ratio),
+             number(s.target_width), str(s.counted), str(s.repeated), grid_spent(s), ("≤" if s.grid_reached < 1 else "") + rate(s.ratio),
              mix(s.not_counted), asked_points(s), s.edge or "-"] for s in searches]
     records = [{**{k: v for k, v in flat(s).items() if k != "points"}, "ratio": s.ratio, "asked": asked_points(s)} for s in searches]
     return _section("adaptive", "adaptive searches (codebench run --adaptive): stop: width (the interval got narrower than the "
                     "target), budget (--search-budget results counted) or unfinished (neither: re-run the same command); λ* the "
                     "posterior median of the logistic's midpoint, its 95% credible interval and width; counted: results the "
-                    "design used; not counted: infrastructure failures it ignores; grid: the counted results the fixed L1-L6 "
+                    "design used; repeated: of them, results on an instance the search had asked before (seeds that draw "
+                    "the same instance: Hanoi has one per n; the interval takes them as independent, so it is too narrow "
+                    "where they are many, above all in code mode, where one program on one instance gives one result); "
+                    "not counted: infrastructure failures it ignores; grid: the counted results the fixed L1-L6 "
                     f"grid would spend for the same width, SIMULATED from the fitted curve ({GRID_REPETITIONS} seeded "
                     f"repetitions, each capped at {GRID_CAP}× the search's results: ≥ where some never reached it); asked: "
                     "λ:legal/counted; λ* beyond the axis: where the interval reaches an end of the puzzle's complexity axis, "
                     "which the search cannot pass", ["run", "model", "mode", "puzzle", "stop", "λ*", "interval", "width", "target",
-                                                     "counted", "grid (simulated)", "counted ÷ grid", "not counted", "asked",
+                                                     "counted", "repeated", "grid (simulated)", "counted ÷ grid", "not counted", "asked",
                                                      "λ* beyond the axis"], rows, records, 4)
 
 

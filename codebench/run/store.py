@@ -18,6 +18,7 @@ format can forget it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -390,6 +391,12 @@ class Store:
         columns = ("model", "mode", "puzzle", "step", "complexity", "instance_id", "sample_key", "status")
         rows = shown(self._select("search_steps", columns, "ORDER BY model, mode, puzzle, step"))
         return [SearchStep(*row[:-1], Status(row[-1])) for row in rows]
+
+    def step_instances(self) -> dict[str, str]:
+        """For each stored step's instance, a digest of its content: steps of one search drawn with different seeds may
+        get the same instance (Hanoi has one per n), and their results are then not independent."""
+        rows = self._read("SELECT id, instance FROM instances WHERE id IN (SELECT instance_id FROM search_steps)")
+        return {str(instance_id): hashlib.sha256(str(text).encode()).hexdigest() for instance_id, text in rows}
 
     def games_secret(self) -> str | None:
         """The secret the run's games are played under ("": games stored before runs had secrets), or None: no game

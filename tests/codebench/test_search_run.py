@@ -172,3 +172,6 @@ def test_a_search_finds_a_known_threshold(capsys: pytest.CaptureFixture[str], se
     estimate = AdaptiveDesign(1, 24).estimate([AskedPoint(lam, *n) for lam, n in counts.items()])
     truth = 5.0 if mode == "instruction" else 5.5
     assert estimate.low <= truth <= estimate.high and estimate.width < width and len(searched) < 60, (estimate, counts)
+    code, text, err = run_cli(capsys, "report", str(out), "--section", "adaptive", "--format", "json")
+    (record,) = json.loads(text)["records"]  # Hanoi has one instance per n: every result after the first at an n repeats one
+    assert code == 0 and record["repeated"] == len(searched) - len(counts) > 0, (record, counts)
