@@ -218,10 +218,15 @@ async def execute_plan(spec: RunSpec, plan: Plan, store: Store, clients: dict[st
         if sample is not None:
             await judged(job, sample)
 
+    async def step_asked(job: SampleJob) -> Sample | None:
+        """A search step's sample: its keys are known only as the search goes, so the store is asked for it then."""
+        stored.update(store.samples([job.key]))
+        return await asked(job)
+
     async def searched(job: SearchJob) -> None:
         """An adaptive search; once it stops, the counters' totals lose what it did not ask or judge."""
         tally = Tally()
-        await search(job, spec, plan.base_urls[job.model], store, asked, judged, tally)
+        await search(job, spec, plan.base_urls[job.model], store, step_asked, judged, tally)
         tracker.count(samples_total=tally.requests - _search_requests(spec, job),
                       executions_total=tally.steps - spec.search_budget)
 

@@ -1,11 +1,14 @@
-"""Adaptive searches (`codebench run --adaptive`): per model × mode × puzzle, one result at a time at the complexity
-λ the design (`codebench.adaptive`) chooses from the results judged so far, until the collapse threshold's 95% credible
-interval is narrower than --target-width or the search has counted --search-budget results.
+"""Adaptive searches (`codebench run --adaptive`): per model × mode × puzzle, steps of --search-parallel results (one by
+default) at the complexity λ the design (`codebench.adaptive`) chooses from the results judged so far, until the
+collapse threshold's 95% credible interval is narrower than --target-width or the search has counted --search-budget
+results.
 
-Step n asks a fresh instance: the puzzle's generator at the chosen λ with seed `spec.seed + n` (so searches that reach
-the same λ at the same step meet the same instance). In instruction mode step n is sample n's request (its own
-sampling seed); in code mode the search's one program (sample 0, asked at step 0, as a plain run's sample 0) runs on
-it. Step n's keys therefore follow from the results of steps 0..n−1 alone: a re-run replays the stored steps, asking and
+Result n asks a fresh instance: the puzzle's generator at its step's λ with seed `spec.seed + n` (so searches that
+reach the same λ at the same result meet the same instance). In instruction mode result n is sample n's request (its
+own sampling seed); in code mode the search's one program (sample 0, asked at the first step, as a plain run's sample
+0) runs on it. A step of k results asks them at once and waits for all before the next choice (k more requests in
+flight, fewer results spent by the design per unit of information); it never goes past the budget. Result n's keys
+therefore follow from the results before its step alone: a re-run replays the stored steps, asking and
 running nothing again, and goes on where a killed run stopped, so the two end with the rows of an uninterrupted run.
 
 A result the endpoint or the sandbox failed (api_error, sandbox_error) is stored as its step and counted by no search:
@@ -37,7 +40,7 @@ Judge = Callable[[SampleJob, Sample], Awaitable[None]]  # the pipeline's: the sa
 
 
 class Tally:
-    """What a search has done so far, for the progress counters: steps judged and whether its program was asked."""
+    """What a search has done so far, for the progress counters: the results its steps took, the requests it made."""
 
     def __init__(self) -> None:
         self.steps = 0
@@ -69,31 +72,44 @@ async def search(job: SearchJob, spec: RunSpec, base_url: str, store: Store, ask
         if await asyncio.to_thread(design.done, points, spec.target_width, spec.search_budget) is not None:
             break
         lam = await asyncio.to_thread(design.next_point, points)
-        record = await asyncio.to_thread(puzzle.generate, seed=spec.seed + tally.steps, params=spec.params.get(job.puzzle),
-                                         complexity=lam)
+        first = tally.steps  # this step's results are first, first + 1, …: never past the budget
+        size = min(spec.search_parallel, spec.search_budget - sum(counted for _, _, counted in points))
+        records = [await asyncio.to_thread(puzzle.generate, seed=spec.seed + first + j, params=spec.params.get(job.puzzle),
+                                           complexity=lam) for j in range(size)]
         if job.mode == ModeName.CODE:
             program_job = asked_job(0, None)
             if program is None:
                 program = await ask(program_job)
                 tally.requests += 1
-            step_job, sample = replace(program_job, instances=(record,)), program
+            asked = [(replace(program_job, instances=(record,)), program) for record in records]
         else:
-            step_job = asked_job(tally.steps, record)
-            sample = await ask(step_job)
-            tally.requests += 1
-        if sample is None:  # a budget held the request back: asked on a resume with a larger one
-            break
-        await judge(step_job, sample)
-        status = _status(store, job.mode, sample, record, spec)
-        store.add_step(SearchStep(job.model, job.mode, job.puzzle, tally.steps, lam, record.id, sample.key, status), record,
-                       scalar_lambda(record))
-        tally.steps += 1
-        if status.is_infrastructure:
-            break
-        legal_counted = counts.setdefault(lam, [0, 0])
-        legal_counted[0] += status == Status.LEGAL
-        legal_counted[1] += 1
+            jobs = [asked_job(first + j, record) for j, record in enumerate(records)]
+            asked = list(zip(jobs, await asyncio.gather(*(ask(one) for one in jobs))))
+            tally.requests += size
+        statuses = await asyncio.gather(*(_judged(step_job, sample, judge, store, spec) for step_job, sample in asked))
+        tally.steps = first + size
+        for j, (record, status) in enumerate(zip(records, statuses)):
+            if status is None:  # a budget held the request back: asked on a resume with a larger one
+                continue
+            answered = asked[j][1]
+            assert answered is not None  # judged, so asked
+            store.add_step(SearchStep(job.model, job.mode, job.puzzle, first + j, lam, record.id, answered.key, status), record,
+                           scalar_lambda(record))
+            if not status.is_infrastructure:
+                legal_counted = counts.setdefault(lam, [0, 0])
+                legal_counted[0] += status == Status.LEGAL
+                legal_counted[1] += 1
+        if any(status is None or status.is_infrastructure for status in statuses):
+            break  # unfinished: the same command asks what was held or failed outside the model again
     store.drop_steps(job.model, job.mode, job.puzzle, tally.steps)
+
+
+async def _judged(step_job: SampleJob, sample: Sample | None, judge: Judge, store: Store, spec: RunSpec) -> Status | None:
+    """A step's result judged and its status (None: its request was held by a budget)."""
+    if sample is None:
+        return None
+    await judge(step_job, sample)
+    return _status(store, ModeName(step_job.mode), sample, step_job.instances[0], spec)
 
 
 def _status(store: Store, mode: ModeName, sample: Sample, record: Record, spec: RunSpec) -> Status:

@@ -35,6 +35,7 @@ SEED_STRIDE = 1_000_003  # sample seeds of different base seeds never meet
 OPPONENTS = ("ref", "random", "models")  # whom a model meets in a two-player game: PuzzlePlex's baselines, each other
 MAX_COUNT = 10_000  # instances per level, samples, seeds of a check: past this a typo, not a plan
 MAX_SEED = 2**31 - 1
+MAX_PARALLEL = 64  # results an adaptive step asks at once: past this, a grid with extra steps
 MAX_NESTING = 64  # a config's values nest a few levels; deeper is a mistake or an attack on the parsers after it
 MAX_SYSTEM_PROMPT = 100_000  # characters of a system message: past this a wrong file, not a prompt
 MAX_NODES = 1_000_000  # values in a config, YAML aliases counted wherever they are used (a "billion laughs" is refused)
@@ -165,6 +166,7 @@ class RunSpec:
     adaptive: bool = False
     target_width: float = 1.0  # λ units: a search stops once its threshold's 95% credible interval is narrower
     search_budget: int = 60  # counted results: a search stops once it has this many, whatever the interval's width
+    search_parallel: int = 1  # results a search asks at once at each λ it chooses
     out: Path = Path("runs/default")
     origin: Origin = field(default_factory=Origin, compare=False, repr=False)  # how messages name options; no result
 
@@ -313,6 +315,7 @@ class RunSpec:
                       "example of their own)", f": add {flag('puzzles')}" if instruction else add_instruction),
             "target_width": (self.adaptive, "adaptive searches", f": add {flag('adaptive')}"),
             "search_budget": (self.adaptive, "adaptive searches", f": add {flag('adaptive')}"),
+            "search_parallel": (self.adaptive, "adaptive searches", f": add {flag('adaptive')}"),
             "prompt_preset": (bool(set(preset) & set(self.modes)), f"{' and '.join(preset)} mode for {self.prompt_preset}",
                               f": add {flag('mode')} {preset[0]} or both"),
             **{key: (code, "code mode", add_code) for key in ("memory", "workers", "backend", "executor")},
@@ -333,7 +336,8 @@ class RunSpec:
         given = self.origin.given
         for key, why in (("levels", "the search chooses each complexity itself, any its generator supports"),
                          ("instances_per_level", "each result is asked on a fresh instance of the complexity chosen"),
-                         ("samples", "a search asks one result at a time (code mode: one program)"),
+                         ("samples", "a search asks its results one step at a time (code mode: one program); "
+                                     "--search-parallel asks several a step"),
                          ("games", "games have no complexity axis to search along"),
                          ("protocol", "a protocol fixes levels and samples"),
                          ("batch", "each choice waits for the result before it")):
@@ -721,6 +725,9 @@ OPTIONS = (
               "that the threshold's 95% credible interval must get below.", f"{RunSpec.target_width:g}", gt=0, le=10**6),
     RunOption("search_budget", int, RunSpec.search_budget, "With --adaptive: the most results a search counts (one "
               "that failed for the endpoint or the sandbox is asked again, not counted).", ge=1, le=MAX_COUNT),
+    RunOption("search_parallel", int, RunSpec.search_parallel, "With --adaptive: results a search asks at once at each "
+              "complexity it chooses, each on its own instance (for slow models; 1 spends the fewest results).", ge=1,
+              le=MAX_PARALLEL),
     RunOption("out", str, str(RunSpec.out), "Run directory (re-running the same command resumes).", flag_kind=Path),
 )
 OPTION = {option.name: option for option in OPTIONS}

@@ -82,6 +82,7 @@ def groups(folder: Path, runs: tuple[Path, ...], configs: tuple[str, ...]) -> di
         "--cpu": tuple(NUMBERS), "--max-tokens-total": tuple(NUMBERS), "--max-cost": tuple(NUMBERS), "--price": prices,
         "--format-retries": tuple(NUMBERS), "--seed": tuple(NUMBERS), "--out": (p["run"], p["out.txt"], "/dev/null", first),
         "--adaptive": None, "--target-width": tuple(NUMBERS), "--search-budget": tuple(NUMBERS),
+        "--search-parallel": tuple(NUMBERS),
     }
     return {
         "puzzles": Group(

@@ -123,12 +123,15 @@ def test_an_adaptive_run_killed_with_sigkill_resumes_to_the_rows_of_an_uninterru
         command = [sys.executable, "-m", "codebench", "run", "--base-url", server.url, *args]
         env = {**os.environ, "COLUMNS": "120"}
         run_command([*command, "--out", str(tmp_path / "whole")], env)
+        whole_requests = server.hits
         kill_midway(command, tmp_path / "resumed", env, _steps_stored, 12)  # in the middle of the searches
         partial = _steps_stored(tmp_path / "resumed")
         run_command([*command, "--out", str(tmp_path / "resumed")], env)
+        resumed_requests = server.hits - whole_requests
     whole, resumed = _rows(tmp_path / "whole"), _rows(tmp_path / "resumed")
     assert 0 < partial < len(whole["steps"]) == 40  # it really was interrupted; four searches of ten
     assert resumed == whole
+    assert resumed_requests <= whole_requests + 4  # nothing stored is asked again: at most the four in flight at the kill
     assert len({status for *_, status in whole["steps"]}) > 2  # `mixed` answers some legally, fails others in ways
 
 
@@ -175,3 +178,28 @@ def test_a_search_finds_a_known_threshold(capsys: pytest.CaptureFixture[str], se
     code, text, err = run_cli(capsys, "report", str(out), "--section", "adaptive", "--format", "json")
     (record,) = json.loads(text)["records"]  # Hanoi has one instance per n: every result after the first at an n repeats one
     assert code == 0 and record["repeated"] == len(searched) - len(counts) > 0, (record, counts)
+
+
+def test_parallel_steps_ask_several_results_at_each_choice_and_resume_alike(capsys: pytest.CaptureFixture[str],
+                                                                            server: MockServer, tmp_path: Path) -> None:
+    """--search-parallel 4: each choice is asked four times at once (results n..n+3 on seeds n..n+3), the next choice
+    follows from all four, the budget is never passed; a re-run asks nothing again."""
+    out = tmp_path / "run"
+    argv = ["run", "--model", "collapse-5-1.5", "--mode", "instruction", "--puzzles", "hanoi", "--adaptive",
+            "--search-parallel", "4", "--search-budget", "10", "--base-url", server.url, "--out", str(out)]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    (searched,) = steps(out).values()
+    assert [step.step for step in searched] == list(range(10))  # 4 + 4 + 2: the last step cut to the budget
+    assert [step.instance_id for step in searched] == [f"hanoi/c{step.complexity}/s{step.step}" for step in searched]
+    chosen = [searched[i].complexity for i in (0, 4, 8)]
+    assert all(searched[i].complexity == chosen[i // 4] for i in range(10))
+    design, counts = AdaptiveDesign(1, 24), {}
+    for start in (0, 4, 8):  # each choice is the design's on the results of the steps before it
+        assert design.next_point([AskedPoint(lam, *n) for lam, n in sorted(counts.items())]) == searched[start].complexity
+        for step in searched[start:start + 4]:
+            legal, counted = counts.get(step.complexity, (0, 0))
+            counts[step.complexity] = (legal + (step.status == Status.LEGAL), counted + 1)
+    before = server.hits
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 0 and server.hits == before, err
