@@ -394,7 +394,8 @@ def notes(report: Report) -> list[str]:
     left the shipped ones, and the levels with fewer distinct instances than seeds."""
     lines = []
     if report.partial:
-        lines.append(f"{_totals(report)}; in brackets: the legal rate with the unresolved results counted as failures")
+        bracket = "; in brackets: the legal rate with the unresolved results counted as failures" if report.totals.executions else ""
+        lines.append(f"{_totals(report)}{bracket}")
     lines += [f"prompts of {prompts.describe()}" for prompts in report.prompts]
     if report.fewer_instances:
         shown = ", ".join(f"{f.puzzle} L{f.level} {f.distinct} of {f.seeds}" for f in report.fewer_instances)

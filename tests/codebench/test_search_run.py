@@ -203,3 +203,22 @@ def test_parallel_steps_ask_several_results_at_each_choice_and_resume_alike(caps
     before = server.hits
     code, _, err = run_cli(capsys, *argv)
     assert code == 0 and server.hits == before, err
+
+
+def test_a_budget_holds_the_searches_and_a_larger_one_finishes_them(capsys: pytest.CaptureFixture[str], server: MockServer,
+                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["run", "--model", "collapse-5-1.5", "--mode", "instruction", "--puzzles", "hanoi,river", "--adaptive",
+            "--target-width", "2", "--base-url", server.url, "--out", str(out)]
+    code, _, err = run_cli(capsys, *argv, "--max-tokens-total", "6000")
+    assert code == 4 and "budget reached: --max-tokens-total 6000" in err, err
+    held = {key: len(searched) for key, searched in steps(out).items()}
+    code, text, _ = run_cli(capsys, "report", str(out))
+    assert code == 0 and text.startswith("codebench report: PARTIAL: ") and "2 adaptive searches unfinished" in text
+    before = server.hits
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    finished = {key: len(searched) for key, searched in steps(out).items()}
+    assert server.hits - before == sum(finished.values()) - sum(held.values())  # only what was held is asked
+    code, text, _ = run_cli(capsys, "report", str(out))
+    assert code == 0 and not text.startswith("codebench report: PARTIAL")
