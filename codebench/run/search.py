@@ -6,9 +6,9 @@ results.
 Result n asks a fresh instance: the puzzle's generator at its step's λ with seed `spec.seed + n` (so searches that
 reach the same λ at the same result meet the same instance). In instruction mode result n is sample n's request (its
 own sampling seed); in code mode the search's one program (sample 0, asked at the first step, as a plain run's sample
-0) runs on it. A step of k results asks them at once and waits for all before the next choice (k more requests in
-flight, fewer results spent by the design per unit of information); it never goes past the budget. Result n's keys
-therefore follow from the results before its step alone: a re-run replays the stored steps, asking and
+0) runs on it. A step of k results asks them at once and waits for all before the next choice (k requests in flight
+for fewer rounds; each choice sees less, so a search spends somewhat more results); it never goes past the budget.
+Result n's keys therefore follow from the results before its step alone: a re-run replays the stored steps, asking and
 running nothing again, and goes on where a killed run stopped, so the two end with the rows of an uninterrupted run.
 
 A result the endpoint or the sandbox failed (api_error, sandbox_error) is stored as its step and counted by no search:
