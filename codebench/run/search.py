@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import puzzles
 from puzzles import Record
@@ -39,12 +39,12 @@ Ask = Callable[[SampleJob], Awaitable[Sample | None]]  # the pipeline's: the sto
 Judge = Callable[[SampleJob, Sample], Awaitable[None]]  # the pipeline's: the sample judged on its job's instances, stored
 
 
+@dataclass
 class Tally:
     """What a search has done so far, for the progress counters: the results its steps took, the requests it made."""
 
-    def __init__(self) -> None:
-        self.steps = 0
-        self.requests = 0
+    steps: int = 0
+    requests: int = 0
 
 
 async def search(job: SearchJob, spec: RunSpec, base_url: str, store: Store, ask: Ask, judge: Judge, tally: Tally) -> None:

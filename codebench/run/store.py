@@ -18,7 +18,6 @@ format can forget it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -37,7 +36,7 @@ from puzzles import Record
 
 from ..errors import SchemaVersionError, StoreError
 from ..judge import progress
-from ..keys import execution_key, first_of_each
+from ..keys import content_key, execution_key, first_of_each
 from ..modes._hedging import hedges
 from ..types import (
     Completion,
@@ -395,8 +394,8 @@ class Store:
     def step_instances(self) -> dict[str, str]:
         """For each stored step's instance, a digest of its content: steps of one search drawn with different seeds may
         get the same instance (Hanoi has one per n), and their results are then not independent."""
-        rows = self._read("SELECT id, instance FROM instances WHERE id IN (SELECT instance_id FROM search_steps)")
-        return {str(instance_id): hashlib.sha256(str(text).encode()).hexdigest() for instance_id, text in rows}
+        rows = self._select("instances", ("id", "instance"), "WHERE id IN (SELECT instance_id FROM search_steps)")
+        return {instance_id: content_key("instance", text) for instance_id, text in rows}
 
     def games_secret(self) -> str | None:
         """The secret the run's games are played under ("": games stored before runs had secrets), or None: no game

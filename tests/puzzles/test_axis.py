@@ -6,10 +6,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +16,8 @@ from puzzles import LEVELS, PUZZLES, ComplexityAxis, ParamError, Puzzle, Record
 from puzzles._protocol import params_from_mapping
 from puzzles.hanoi import Hanoi
 from puzzles.river import min_capacity
+
+from .test_determinism import digests
 
 BY_NAME = {puzzle.name: puzzle for puzzle in PUZZLES}
 # Tops too slow to build in a test (seconds to minutes); their top is checked as accepted parameters instead.
@@ -227,14 +226,8 @@ def test_a_puzzle_without_an_axis_says_adaptive_search_needs_one() -> None:
     assert plain.generate(3, 0).params["n"] in (5, 6)  # its levels work as before
 
 
-def _digests(hash_seed: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    out = subprocess.run([sys.executable, "-c", DIGESTS], env=env, capture_output=True, text=True, check=True, timeout=600)
-    return json.loads(out.stdout)
-
-
 def test_records_on_the_axis_are_identical_across_processes_and_match_golden_digests() -> None:
-    first, second = _digests("0"), _digests("4242")
+    first, second = digests(DIGESTS, "0"), digests(DIGESTS, "4242")
     here = {}
     for puzzle in PUZZLES:
         axis, h = axis_of(puzzle), hashlib.sha256()

@@ -37,13 +37,14 @@ GOLDEN: dict[str, str] = {
 }
 
 
-def _digests(hash_seed: str) -> dict[str, str]:
+def digests(script: str, hash_seed: str) -> dict[str, str]:
+    """What `script` prints (JSON digests of generated records) in a fresh interpreter with PYTHONHASHSEED `hash_seed`."""
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, timeout=600)
     return json.loads(out.stdout)
 
 
 def test_instances_are_identical_across_processes_and_match_golden_digests() -> None:
-    first, second = _digests("0"), _digests("4242")
+    first, second = digests(SCRIPT, "0"), digests(SCRIPT, "4242")
     assert first == second
     assert first == GOLDEN
