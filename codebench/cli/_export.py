@@ -27,8 +27,9 @@ def export(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The file (jsonl; default stdout) or the folder "
                                                                          "(made if missing) to write.")] = None,
 ) -> None:
-    """Every planned sample, each result of a sample on an instance, every game, the usage and the instances, one row
-    each, as the report counts them: a row it does not count says why in `not_counted`. The runs are only read."""
+    """Every planned sample, each result of a sample on an instance, every game, the usage, the instances and the
+    adaptive search steps, one row each, as the report counts them: a row it does not count says why in `not_counted`.
+    The runs are only read."""
     if to not in FORMATS:
         raise InputError(f"--to {to!r}: choose {', '.join(FORMATS)}")
     if to in FOLDERS and output is None:
