@@ -53,7 +53,6 @@ FORK = ("import gc, os, statistics, time\n"
         "for name in ('bisect', 'collections', 'copy', 'dataclasses', 'decimal', 'fractions', 'functools', 'heapq', "
         "'itertools', 'json', 'math', 'operator', 'random', 're', 'selectors', 'statistics', 'string', 'typing'):\n"
         "    __import__(name)\n"
-        "try:\n    import numpy\nexcept ImportError:\n    pass\n"
         "gc.freeze()\ntimes = []\n"
         "for _ in range(400):\n    started = time.perf_counter()\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
         "    os.waitpid(pid, 0)\n    times.append(time.perf_counter() - started)\n"
@@ -61,8 +60,9 @@ FORK = ("import gc, os, statistics, time\n"
 
 
 def fork_floor() -> float:
-    """Seconds to fork, exit and reap a child of an interpreter as warm as the supervisor (its modules, numpy): what the
-    fresh process a game's clean slate needs costs at least, whatever the sandbox does around it."""
+    """Seconds to fork, exit and reap a child of an interpreter as warm as the supervisor (its modules; numpy only for a
+    program that names it, which these do not): what the fresh process a game's clean slate needs costs at least,
+    whatever the sandbox does around it."""
     return float(subprocess.run([sys.executable, "-I", "-c", FORK], capture_output=True, text=True, check=True).stdout)
 
 

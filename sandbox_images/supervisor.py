@@ -17,7 +17,9 @@ ahead of its task once the slate is proven clean (a spare, made while the host r
 running untrusted code the child takes fresh stdio pipes, a private result pipe (fd 3) and a request
 pipe (fd 4, its task), closes every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
 (our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
-solver; after every run each process of the solver uid is killed and its scratch files removed.
+solver; after every run each process of the solver uid is killed and its scratch files removed. A load of a
+different program replaces this process's image first (`Supervisor.renew`): a child sees its parent's heap, and ours
+keeps, freed but not overwritten, what the last program passed through it.
 """
 
 from __future__ import annotations
@@ -44,10 +46,6 @@ import types
 for _warm in ("bisect", "collections", "copy", "dataclasses", "decimal", "fractions", "functools", "heapq",
               "itertools", "math", "operator", "random", "re", "statistics", "string", "typing"):
     __import__(_warm)  # the program's own imports of these are free in every forked child
-try:
-    import numpy  # noqa: F401  (warm; the image ships it)
-except ImportError:
-    pass
 
 _EXIT = os._exit
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: every child calls prctl before it runs the program
@@ -62,6 +60,8 @@ MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as 
 TEXT_FIELDS = {"type": 100, "message": 300, "traceback": 3000}  # what a result header may say, clipped
 SHARED_DIRS = ("/dev/shm", "/dev/mqueue")  # writable by any uid, outside the wiped folder
 IPC_KINDS = ("shm", "msg", "sem")  # System V objects outlive their creator unless removed
+START_ENV: dict = {}  # the environment and command line this process started with (a renewed image's, less --pending)
+START_ARGV: list = []
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
              "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
@@ -73,10 +73,17 @@ class Channel:
     incoming = sys.stdin.buffer
     outgoing = sys.stdout.buffer
 
+    socket: socket.socket | None = None
+
     @classmethod
     def dial(cls, path: str) -> None:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         connection.connect(path)
+        cls.adopt(connection)
+
+    @classmethod
+    def adopt(cls, connection: socket.socket) -> None:
+        cls.socket = connection
         cls.incoming, cls.outgoing = connection.makefile("rb"), connection.makefile("wb")
 
 
@@ -231,6 +238,15 @@ class Reserve:
     def __init__(self, wanted: bool) -> None:
         self.wanted = wanted
         self.pidfd: int | None = None
+        self.pid = 0
+
+    def release(self) -> None:
+        """Stop the holder (before this process is replaced: a new image starts its own)."""
+        if self.pidfd is not None:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.pidfd)
+            self.pidfd = None
 
     def hold(self) -> None:
         """Start the holder, unless it is alive."""
@@ -249,7 +265,7 @@ class Reserve:
                     signal.pause()
             finally:
                 os._exit(0)
-        self.pidfd = os.pidfd_open(pid)
+        self.pid, self.pidfd = pid, os.pidfd_open(pid)
 
 
 class Supervisor:
@@ -263,6 +279,7 @@ class Supervisor:
         self.cpu_usage = _CgroupFile(cgroup, ("cpuacct/cpuacct.usage", "cpu.stat"))
         self.memory_events = _CgroupFile(cgroup, ("memory.events", "memory/memory.oom_control", "memory.oom_control"))
         self.code = None
+        self.source: str | None = None  # the program this process has loaded, if any
         self.entry = "solve"
         self.limits: dict = {}
         self.player: Child | None = None
@@ -283,7 +300,11 @@ class Supervisor:
         self.end_player()
         if not self.clean()["clean"]:
             return {"error": "the last program's slate cannot be proven clean"}, b""
-        self.entry, self.limits, self.code = request["entry"], request["limits"], None
+        if self.source is not None and request["source"] != self.source:
+            self.renew(request)
+        self.entry, self.limits, self.code, self.source = request["entry"], request["limits"], None, request["source"]
+        if "numpy" in request["source"]:
+            _warm_numpy()
         facts, body = self.execute({"source": request["source"]})
         if facts["result"].get("kind") != "syntax_error" and not facts["killed"] and not facts["oom"]:
             try:
@@ -291,6 +312,20 @@ class Supervisor:
             except BaseException as exc:  # noqa: B036 — it compiled in the child; still, never our crash
                 facts["result"] = compile_failure(exc)
         return {"facts": facts}, body
+
+    def renew(self, request: dict) -> None:
+        """Load a different program in a fresh image of this supervisor (exec, same process, same channel): every child
+        is forked from this process, and its heap keeps what passed through it, freed but not overwritten (the last
+        program's source, answers and output). A child of the next program could read them in its own memory. The load
+        request goes on in a memory file. Never returns."""
+        self.reserve.release()
+        pending = os.memfd_create("codebench-pending-load", 0)
+        with open(pending, "wb", closefd=False) as handle:
+            handle.write(json.dumps({"request": request, "channel": Channel.socket.fileno() if Channel.socket else None}).encode())
+        os.lseek(pending, 0, os.SEEK_SET)
+        if Channel.socket is not None:
+            os.set_inheritable(Channel.socket.fileno(), True)
+        os.execve(sys.executable, [*START_ARGV, "--pending", str(pending)], START_ENV)
 
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
         if self.code is None:
@@ -357,10 +392,10 @@ class Supervisor:
                 killed = killed or "cpu_limit"
             elif game_cpu > limits["game_cpu_s"]:
                 killed = killed or "game_cpu_limit"
-        if frame is None:  # it exited or was stopped: what it wrote before still counts
+        if frame is None:  # it exited or was stopped: what it wrote before still counts (else the count is fresh)
             player.drain(self.take)
             frame = player.frame()
-        game_cpu = self.player_cpu(player)
+            game_cpu = self.player_cpu(player)
         header, body = parse_result(frame, self.limits["answer_bytes"]) if frame is not None else ({"kind": "none"}, b"")
         facts = {"result": header, "killed": killed, "cpu_s": round(game_cpu - before, 4), "game_cpu_s": round(game_cpu, 4),
                  "wall_s": round(time.monotonic() - started, 4)}
@@ -818,6 +853,18 @@ def _traceback() -> str:
         return ""
 
 
+def _warm_numpy() -> None:
+    """Import numpy here, once, for a program that names it: its children then import it for free. Only then: a
+    supervisor holding numpy forks a third slower (its pages double), and most programs never use it. A program that
+    imports it without naming it (a computed name) pays the import in each child."""
+    if "numpy" not in sys.modules:
+        try:
+            import numpy  # noqa: F401  (the image ships it; the local backend binds the host's)
+        except ImportError:
+            return
+        gc.freeze()  # as at start-up: the new warm heap is never collected, so children leave its pages shared
+
+
 def _oom_score(value: int) -> None:
     """Set this process's oom_score_adj: bytes straight to the file, no text layer built in a fresh child."""
     fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
@@ -995,12 +1042,21 @@ def main() -> None:
     parser.add_argument("--wipe", default="/tmp", help="folder emptied of the solver's files after each run")
     parser.add_argument("--cgroup", help="cgroup folder for OOM and CPU counters (e.g. /sys/fs/cgroup)")
     parser.add_argument("--channel", help="a unix socket to speak on instead of stdin and stdout")
+    parser.add_argument("--pending", type=int, help="a memory file holding a load request (a fresh image's first)")
     args = parser.parse_args()
-    if args.channel:
+    pending = None
+    if args.pending is not None:  # `Supervisor.renew`: the channel is the last image's, and the host awaits our reply
+        with open(args.pending, "rb") as handle:
+            pending = json.loads(handle.read())
+        if pending["channel"] is not None:
+            Channel.adopt(socket.socket(fileno=pending["channel"]))
+    elif args.channel:
         Channel.dial(args.channel)
     solver = (args.solver_uid, args.solver_gid if args.solver_gid is not None else args.solver_uid) if args.solver_uid is not None else None
     if solver is None:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the program become ours to kill
+    START_ENV.update(os.environ)  # what a fresh image of this supervisor starts with (`Supervisor.renew`)
+    START_ARGV.extend(sys.orig_argv[:-2] if args.pending is not None else sys.orig_argv)
     os.environ.clear()  # every child's environment, set once: a fork inherits it
     os.environ.update(CHILD_ENV, HOME=args.scratch, TMPDIR=args.scratch)
     supervisor = Supervisor(solver, args.scratch, args.wipe, args.cgroup)
@@ -1010,7 +1066,8 @@ def main() -> None:
         _as_solver(solver, supervisor.reset_as_solver)
     gc.freeze()  # the warm heap is never collected again: a child's collections then leave its pages shared, not copied
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
-    while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
+    while (request := pending["request"] if pending else receive()) is not None:
+        pending = None  # the host speaks first, so no reply races its stream setup
         if request.get("op") == "bye":
             break
         handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run, "start": supervisor.start,

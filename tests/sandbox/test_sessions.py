@@ -1,6 +1,7 @@
 """One supervisor session per worker serves program after program (issue 30): its start-up is paid once per worker,
 never per program, and each load first proves the last program's slate clean, so a program finds nothing another
-left, on the Docker and the local backend."""
+left, on the Docker and the local backend: neither on the slate nor in its own memory (a different program is loaded in
+a fresh image of the supervisor, whose heap never held the last one's source, answers or output)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,43 @@ LOOK = ("import os\ndef solve(instance):\n    mine = [p for p in os.listdir('/pr
         "    return {'tmp': sorted(os.listdir('/tmp')), 'work': sorted(os.listdir('.')), 'processes': len(mine)}\n")
 
 
+# prints a mark per instance, answers with it, and keeps its source in the supervisor's heap
+MARK = "def solve(instance):\n    mark = 'MARK-' + str(instance['n'] * 7919) + '-END'\n    print(mark)\n    return mark\n"
+# every mark in the child's own writable memory: one it makes itself (the scan works) and any the supervisor passed on
+SCAN = ("import ctypes, re\ndef solve(instance):\n    own = 'MARK-' + str(instance['n'] * 7919) + '-END'\n    found = set()\n"
+        "    with open('/proc/self/maps') as maps:\n        for line in maps:\n            fields = line.split()\n"
+        "            start, end = (int(x, 16) for x in fields[0].split('-'))\n"
+        "            if 'rw' in fields[1] and (len(fields) < 6 or fields[5] == '[heap]') and end - start < 1 << 28:\n"
+        "                found.update(re.findall(rb'MARK-[0-9]+-END', ctypes.string_at(start, end - start)))\n"
+        "    return {'own': own.encode() in found, 'others': sorted(m.decode() for m in found if m != own.encode())}\n")
+
+
+def sessions_opened(sandbox) -> list[int]:
+    """Grows by one each time the worker opens a session after its first (a broken session is replaced)."""
+    worker = sandbox.pool.workers[0]
+    opened: list[int] = []
+    start_session = worker.open_session
+    worker.open_session = lambda: opened.append(1) or start_session()
+    return opened
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "local"])
+def test_a_program_finds_nothing_of_the_last_one_in_its_own_memory(backend: str) -> None:
+    with get_backend(backend, Limits(), workers=1) as sandbox:
+        opened = sessions_opened(sandbox)
+        marked = sandbox.run(MARK, [{"n": n} for n in range(1, 40)])
+        (scanned,) = sandbox.run(SCAN, [{"n": 0}])
+        (again,) = sandbox.run(MARK, [{"n": 3}])
+    assert opened == []  # one session, renewed in place for each program
+    assert [json.loads(facts.result["answer"]) for facts in marked[:2]] == ["MARK-7919-END", "MARK-15838-END"]
+    assert json.loads(scanned.result["answer"]) == {"own": True, "others": []}, scanned
+    assert json.loads(again.result["answer"]) == "MARK-23757-END"  # a program loaded again after another runs as before
+
+
 @pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "local"])
 def test_one_supervisor_serves_program_after_program_and_each_finds_a_clean_slate(backend: str) -> None:
     with get_backend(backend, Limits(), workers=1) as sandbox:
-        worker = sandbox.pool.workers[0]
-        opened: list[int] = []
-        start_session = worker.open_session
-        worker.open_session = lambda: opened.append(1) or start_session()  # type: ignore[method-assign]
+        opened = sessions_opened(sandbox)
         (left,) = sandbox.run(LEAVE, [{}])
         (looked,) = sandbox.run(LOOK, [{}])
         (again,) = sandbox.run(LEAVE.replace("return 1", "return 2"), [{}])
@@ -32,3 +63,17 @@ def test_one_supervisor_serves_program_after_program_and_each_finds_a_clean_slat
         assert json.loads(looked.result["answer"]) == {"tmp": ["work"], "work": [], "processes": 0}, looked
         assert [left.clean, looked.clean, again.clean] == [True, True, True]
         assert opened == []  # the session the worker started with served all three programs
+
+
+NAMED = "import sys\nWARM = 'numpy' in sys.modules\nimport numpy\ndef solve(instance):\n    return [WARM, int(numpy.int64(2) * 3)]\n"
+COMPUTED = ("import sys\nWARM = 'num' 'py' in sys.modules\nnp = __import__('num' 'py')\ndef solve(instance):\n"
+            "    return [WARM, int(np.int64(2) * 3)]\n")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "local"])
+def test_numpy_is_warm_for_a_program_that_names_it_and_imports_in_the_child_for_one_that_does_not(backend: str) -> None:
+    with get_backend(backend, Limits(), workers=1) as sandbox:
+        (named,) = sandbox.run(NAMED, [{}])
+        (computed,) = sandbox.run(COMPUTED, [{}])  # a fresh image: the numpy the last program had warm is gone
+    assert "numpy" not in COMPUTED
+    assert [json.loads(named.result["answer"]), json.loads(computed.result["answer"])] == [[True, 6], [False, 6]]
