@@ -12,14 +12,16 @@ a channel no solver process can reach:
   {"op": "end"}                                                      → the game is over: stop the player, clean up
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
-Every solver process is a direct child of this supervisor, forked from its warm interpreter, each
-ahead of its task once the slate is proven clean (a spare, made while the host reads our reply). Before
+Every solver process is forked from a warm interpreter that holds the program's code and nothing any run of it
+passed through us (`Forker`, forked as the program loads), each ahead of its task once the slate is proven clean (a
+spare, forked while we reply to the host and read its next request). Before
 running untrusted code the child takes fresh stdio pipes, a private result pipe (fd 3) and a request
 pipe (fd 4, its task), closes every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
 (our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
-solver; after every run each process of the solver uid is killed and its scratch files removed. A load of a
-different program replaces this process's image first (`Supervisor.renew`): a child sees its parent's heap, and ours
-keeps, freed but not overwritten, what the last program passed through it.
+solver; after every run each process of the solver uid is killed and its scratch files removed. A child sees the heap
+of the process it was forked from, and ours keeps, freed but not overwritten, what passed through it (a game's output,
+an answer, a source): hence the forker, and a fresh image of this supervisor for each program after the first
+(`Supervisor.renew`), so that no program reads another's, or its own earlier game's, in its memory.
 """
 
 from __future__ import annotations
@@ -268,6 +270,64 @@ class Reserve:
         self.pid, self.pidfd = pid, os.pidfd_open(pid)
 
 
+class Forker:
+    """The process every child of a program is forked from, and the children's parent.
+
+    A child sees the heap of the process it was forked from, and ours keeps what passed through it, freed but not
+    overwritten: a game's observations and its player's output, an instance's answer. Forked from us, the next game's
+    player could read the last one's in its own memory: a channel from game to game. So as a program loads, before any
+    of its runs, we fork this process: it compiles the program once the probe has, then forks children onto the pipe
+    ends we send it, and reaps them when told, nothing of theirs ever passing through it. One message each way
+    (SOCK_SEQPACKET): `fork` (+ four descriptors) → pid, `reap PID` → how it ended, `compile` → a syntax error or {}.
+    """
+
+    def __init__(self, supervisor: "Supervisor") -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with us, and its children with it
+                supervisor.serve_forks(theirs)
+            finally:
+                _EXIT(0)
+        theirs.close()
+        self.pid, self.socket = pid, ours
+        self.ordered = False  # a fork asked for, its pid not yet read
+
+    def order(self, fds: list[int]) -> None:
+        """Ask for a child on `fds`; it is forked meanwhile, and `forked` gives its pid."""
+        assert not self.ordered
+        socket.send_fds(self.socket, [b"fork"], fds)
+        self.ordered = True
+
+    def forked(self) -> int:
+        self.ordered = False
+        return int(self.reply())
+
+    def ask(self, message: bytes) -> bytes:
+        assert not self.ordered  # replies come in order: the child ordered is taken first
+        self.socket.send(message)
+        return self.reply()
+
+    def reply(self) -> bytes:
+        reply = self.socket.recv(65536)
+        if not reply:
+            raise RuntimeError("the forker has gone")  # our crash: the host rebuilds the worker
+        return reply
+
+    def reap(self, pid: int) -> dict:
+        """How the child ended: exit_code, signal, cpu_s (its own and its reaped children's), peak_mib."""
+        return json.loads(self.ask(b"reap %d" % pid))
+
+    def compile(self) -> dict:
+        return json.loads(self.ask(b"compile"))
+
+    def stop(self) -> None:
+        self.socket.close()  # its loop ends at the end of its socket
+        os.waitpid(self.pid, 0)
+
+
 class Supervisor:
     """Runs one program's instances, or plays its strategy in games; `solver` is the (uid, gid) children drop to."""
 
@@ -278,12 +338,15 @@ class Supervisor:
         self.cgroup = cgroup
         self.cpu_usage = _CgroupFile(cgroup, ("cpuacct/cpuacct.usage", "cpu.stat"))
         self.memory_events = _CgroupFile(cgroup, ("memory.events", "memory/memory.oom_control", "memory.oom_control"))
-        self.code = None
+        self.code = None  # the program, compiled: in the forker (and the children it forks) only
+        self.loaded = False
+        self.forker: Forker | None = None
         self.source: str | None = None  # the program this process has loaded, if any
         self.entry = "solve"
         self.limits: dict = {}
         self.player: Child | None = None
         self.spare: Child | None = None
+        self.ordered: dict | None = None  # the spare's pipes while the forker forks it
         self.slate_clean = False  # proven at the last clean: a spare is forked only onto a clean slate
         self.reserve = Reserve(cgroup is not None and solver is not None)
         self.reserve.hold()
@@ -300,24 +363,51 @@ class Supervisor:
         self.end_player()
         if not self.clean()["clean"]:
             return {"error": "the last program's slate cannot be proven clean"}, b""
-        if self.source is not None and request["source"] != self.source:
+        if self.source is not None:
             self.renew(request)
-        self.entry, self.limits, self.code, self.source = request["entry"], request["limits"], None, request["source"]
+        self.entry, self.limits, self.source = request["entry"], request["limits"], request["source"]
         if "numpy" in request["source"]:
             _warm_numpy()
+        self.forker = Forker(self)  # now: our heap holds nothing of any run yet
         facts, body = self.execute({"source": request["source"]})
         if facts["result"].get("kind") != "syntax_error" and not facts["killed"] and not facts["oom"]:
-            try:
-                self.code = compile(request["source"], "solver.py", "exec", dont_inherit=True)
-            except BaseException as exc:  # noqa: B036 — it compiled in the child; still, never our crash
-                facts["result"] = compile_failure(exc)
+            failure = self.forker.compile()  # it compiled in the child; still, never the forker's crash
+            facts["result"] = failure or facts["result"]
+            self.loaded = not failure
         return {"facts": facts}, body
 
+    def serve_forks(self, channel: socket.socket) -> None:
+        """The forker's loop (`Forker`), until its socket ends. Never returns."""
+        while True:
+            message, fds, _, _ = socket.recv_fds(channel, 64, 4)
+            if not message:
+                _EXIT(0)
+            if message == b"fork":
+                pid = os.fork()
+                if pid == 0:
+                    self.child_main(fds)
+                for fd in fds:
+                    os.close(fd)
+                reply = str(pid).encode()
+            elif message == b"compile":
+                try:
+                    self.code = compile(self.source, "solver.py", "exec", dont_inherit=True)
+                    reply = b"{}"
+                except BaseException as exc:  # noqa: B036
+                    reply = json.dumps(compile_failure(exc)).encode()
+            else:  # reap PID
+                _, status, usage = os.wait4(int(message.split()[1]), 0)
+                reply = json.dumps({"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                                    "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                                    "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+                                    "peak_mib": round(usage.ru_maxrss / 1024, 1)}).encode()
+            channel.send(reply)
+
     def renew(self, request: dict) -> None:
-        """Load a different program in a fresh image of this supervisor (exec, same process, same channel): every child
-        is forked from this process, and its heap keeps what passed through it, freed but not overwritten (the last
-        program's source, answers and output). A child of the next program could read them in its own memory. The load
-        request goes on in a memory file. Never returns."""
+        """Load the next program in a fresh image of this supervisor (exec, same process, same channel): its forker is
+        forked from us, and our heap keeps, freed but not overwritten, what the last program's runs passed through it.
+        The load request goes on in a memory file. Never returns."""
+        self.forker.stop()
         self.reserve.release()
         pending = os.memfd_create("codebench-pending-load", 0)
         with open(pending, "wb", closefd=False) as handle:
@@ -328,23 +418,23 @@ class Supervisor:
         os.execve(sys.executable, [*START_ARGV, "--pending", str(pending)], START_ENV)
 
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
-        if self.code is None:
+        if not self.loaded:
             return {"error": "no program loaded"}, b""
         facts, body = self.execute({"instance": request["instance"]})
         return {"facts": facts}, body
 
     def prepare(self) -> None:
-        """Between requests, while the host reads our reply: fork the next child, so that it has entered the sandbox
-        when its task comes. Only onto a slate proven clean, and never beside a game's player."""
-        if self.spare is None and self.player is None and self.code is not None and self.slate_clean:
-            self.spare = self.fork_child()
+        """Between requests, while the host reads our reply: order the next child, so that it has been forked and has
+        entered the sandbox when its task comes. Only onto a slate proven clean, and never beside a game's player."""
+        if self.spare is None and self.ordered is None and self.player is None and self.loaded and self.slate_clean:
+            self.ordered = self.order_child()
 
     # -- a game: one long-lived player child ---------------------------------------------------
     def start(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """The game's player: a child imports the program and builds `Strategy(setup)`, then answers one observation
         per `act`. Its game CPU is the cgroup's count from the setup sent on (`player_cpu`), its CPU rlimit (whole
         seconds) only a backstop; each move's CPU and wall time are measured and capped here."""
-        if self.code is None:
+        if not self.loaded:
             return {"error": "no program loaded"}, b""
         self.end_player()
         player = self.take_child()
@@ -430,10 +520,8 @@ class Supervisor:
             oom = self.oom_kills() > player.ooms
             if not (grace_s and player.let_go(grace_s)):
                 self.kill_solver()
-            _, status, usage = os.wait4(player.pid, 0)
-            player.status = {"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                             "peak_mib": round(usage.ru_maxrss / 1024, 1), "oom": oom}
+            ended = self.forker.reap(player.pid)
+            player.status = {"exit_code": ended["exit_code"], "signal": ended["signal"], "peak_mib": ended["peak_mib"], "oom": oom}
         return dict(player.status)
 
     def end_player(self) -> dict:
@@ -453,14 +541,18 @@ class Supervisor:
                 "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total}
 
     # -- children ------------------------------------------------------------------------------
-    def fork_child(self) -> Child:
-        """Fork a child that enters the sandbox and waits for its task (`child_main`)."""
+    def order_child(self) -> dict:
+        """Have the forker fork a child that enters the sandbox and waits for its task (`child_main`); its pipes."""
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
-        pid = os.fork()
-        if pid == 0:
-            self.child_main(pipes)
-        for name, (read_end, write_end) in pipes.items():
-            os.close(read_end if name == "request" else write_end)
+        theirs = [pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1], pipes["request"][0]]
+        self.forker.order(theirs)
+        for fd in theirs:
+            os.close(fd)
+        return pipes
+
+    def child_of(self, pipes: dict) -> Child:
+        """The child ordered on `pipes`, once forked."""
+        pid = self.forker.forked()
         fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
         for fd in (*fds.values(), pipes["request"][1]):
             os.set_blocking(fd, False)
@@ -468,22 +560,28 @@ class Supervisor:
 
     def take_child(self) -> Child:
         """The spare, if it is alive and waiting; else a child forked now."""
-        spare, self.spare = self.spare, None
+        spare, self.spare = self.arrived(), None
         if spare is not None and not select.select([spare.pidfd], [], [], 0)[0]:
             return spare
         if spare is not None:  # gone before its task (the sandbox would not take it): reaped, and one forked anew
-            os.waitpid(spare.pid, 0)
+            self.forker.reap(spare.pid)
             spare.close()
-        return self.fork_child()
+        return self.child_of(self.order_child())
+
+    def arrived(self) -> Child | None:
+        """The spare, the one ordered included (the forker's replies come in order: read before it is asked more)."""
+        if self.ordered is not None:
+            self.spare, self.ordered = self.child_of(self.ordered), None
+        return self.spare
 
     def discard_spare(self) -> None:
         """Let the spare go: it runs only our code until its task comes, so its request pipe closed, it exits."""
-        spare, self.spare = self.spare, None
+        spare, self.spare = self.arrived(), None
         if spare is None:
             return
         if not spare.let_go(1.0):
             self.kill_solver()
-        os.waitpid(spare.pid, 0)
+        self.forker.reap(spare.pid)
         spare.close()
 
     def execute(self, task: dict) -> tuple[dict, bytes | memoryview]:
@@ -497,7 +595,7 @@ class Supervisor:
         facts["oom"] = self.oom_kills() > oom_before
         return {**facts, **self.timed_clean()}, body
 
-    def child_main(self, pipes: dict) -> None:
+    def child_main(self, pipes: list[int]) -> None:
         """In the forked child: enter the sandbox, wait for the task, then run untrusted code. Never returns."""
         self.enter(pipes)
         sys.stdin, sys.stdout, sys.stderr = self.child_stdio
@@ -579,13 +677,13 @@ class Supervisor:
         finally:
             _EXIT(0)
 
-    def enter(self, pipes: dict) -> None:
-        """Become the solver: fresh stdio, result and request pipes, no other descriptor, the rlimits and the solver
-        uid. The sandbox not set up means no result frame: reported as no_result."""
+    def enter(self, pipes: list[int]) -> None:
+        """Become the solver: fresh stdio, result and request pipes (`pipes`: the ends for stdout, stderr, the result and
+        the request), no other descriptor, the rlimits and the solver uid. The sandbox not set up means no result frame:
+        reported as no_result."""
         try:
             os.setsid()
-            sources = [os.open(os.devnull, os.O_RDONLY), pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1],
-                       pipes["request"][0]]
+            sources = [os.open(os.devnull, os.O_RDONLY), *pipes]
             lifted = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in sources]  # above every target: no dup2 clobbers a source
             for target, fd in enumerate(lifted):  # 0 null, 1 stdout, 2 stderr, RESULT_FD, REQUEST_FD
                 os.dup2(fd, target)
@@ -642,18 +740,15 @@ class Supervisor:
         if killed:
             self.kill_solver()
         child.drain(self.take)
-        _, status, usage = os.wait4(child.pid, 0)
+        ended = self.forker.reap(child.pid)  # exit_code, signal, cpu_s, peak_mib
         child.close()
         header, body = parse_result(child.result, limits["answer_bytes"])
         captures = child.captures
         return {
             "result": header,
             "killed": killed,
-            "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+            **ended,
             "wall_s": round(time.monotonic() - started, 4),
-            "peak_mib": round(usage.ru_maxrss / 1024, 1),
             "stdout": captures["stdout"].text(), "stdout_bytes": captures["stdout"].total,
             "stderr": captures["stderr"].text(), "stderr_bytes": captures["stderr"].total,
         }, body
@@ -669,9 +764,13 @@ class Supervisor:
     # -- cleaning ------------------------------------------------------------------------------
     def kill_solver(self) -> None:
         if self.solver is None:
-            _kill_descendants()
+            _kill_descendants(self.ours())
         else:
             _as_solver(self.solver, _kill_all_of_my_uid)
+
+    def ours(self) -> tuple[int, ...]:
+        """Our own processes among our descendants (the forker), which no clean-up kills."""
+        return (self.forker.pid,) if self.forker else ()
 
     def timed_clean(self) -> dict:
         """`clean`, with the seconds it took (`clean_s`)."""
@@ -684,14 +783,14 @@ class Supervisor:
         spare is let go first (a game's end may come with no player begun, the spare waiting): the slate is proven with
         nothing of ours on it but the memory reserve's holder."""
         self.discard_spare()
-        count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants()))
+        count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants(self.ours())))
         left = count()
         if left == 0 and self.slate_is_clean():
             self.reserve.hold()
             self.slate_clean = True
             return {"leftovers": 0, "survivors": 0, "clean": True}  # the common case costs no extra fork
         if self.solver is None:
-            _kill_descendants()
+            _kill_descendants(self.ours())
             _empty(self.wipe)
         else:
             _as_solver(self.solver, self.reset_as_solver)
@@ -926,7 +1025,8 @@ def _count_uid(uid: int) -> int:
     return sum(1 for _, _, owner, state in _processes() if owner == uid and state != "Z")
 
 
-def _descendants() -> list[int]:
+def _descendants(ours: tuple[int, ...]) -> list[int]:
+    """Our live descendants but `ours` (the forker: its children, the program's, are among them)."""
     children: dict[int, list[int]] = {}
     for pid, ppid, _, state in _processes():
         if state != "Z":
@@ -934,14 +1034,15 @@ def _descendants() -> list[int]:
     found, stack = [], [os.getpid()]
     while stack:
         for child in children.get(stack.pop(), []):
-            found.append(child)
+            if child not in ours:
+                found.append(child)
             stack.append(child)
     return found
 
 
-def _kill_descendants() -> None:
+def _kill_descendants(ours: tuple[int, ...]) -> None:
     for _ in range(100):
-        pids = _descendants()
+        pids = _descendants(ours)
         if not pids:
             return
         for pid in pids:

@@ -196,6 +196,45 @@ def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_st
         assert '"stones"' not in kept["stdout"] and "cardnim|L2" not in kept["stdout"]  # no engine state, no setup seed
 
 
+REMEMBER = '''
+import ctypes, re
+
+def marks():
+    """Every mark in this process's writable memory."""
+    found = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            if "rw" in fields[1] and (len(fields) < 6 or fields[5] == "[heap]") and end - start < 1 << 28:
+                found.update(re.findall(rb"GAME-MARK-[0-9]+-END", ctypes.string_at(start, end - start)))
+    return found
+
+class Strategy:
+    def __init__(self, setup):
+        mark = "GAME-MARK-" + str(hash(str(setup)) % 10**9) + "-END"  # one per game
+        print(mark, flush=True)
+        found = marks()
+        print("own", mark.encode() in found, "others", sorted(m.decode() for m in found - {mark.encode()}))
+
+    def act(self, observation):
+        return {"card": max(card for card in observation["my_cards"] if card <= observation["stones"])}
+'''
+
+
+def test_a_player_finds_nothing_of_its_last_game_in_its_own_memory(sandbox: SandboxBackend) -> None:
+    """The clean slate between games reaches into memory: each game's player prints a mark, then looks for marks in its
+    own writable memory. It finds its own (the search works) and none of the games before (a player forked from the
+    supervisor found them all: the supervisor's heap kept each game's output)."""
+    held = sandbox.reserve(Program(program_key(REMEMBER), REMEMBER, "Strategy"))
+    try:
+        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
+        records = [play(CARDNIM, CARDNIM.setup(2, seed), seats) for seed in range(4)]
+    finally:
+        held.release()
+    assert [record.kept[0]["stdout"].splitlines()[1] for record in records] == ["own True others []"] * 4, records
+
+
 def test_a_player_signals_nothing_outside(sandbox: SandboxBackend) -> None:
     """A game's player is the supervisor's child too: at its first move it tries every signal the corpus's
     signal_outside.py tries (the supervisor, the harness, every pid it sees or guesses) and reaches nothing."""
