@@ -12,16 +12,16 @@ a channel no solver process can reach:
   {"op": "end"}                                                      → the game is over: stop the player, clean up
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
-Every solver process is forked from a warm interpreter that holds the program's code and nothing any run of it
-passed through us (`Forker`, forked as the program loads), each ahead of its task once the slate is proven clean (a
-spare, forked while we reply to the host and read its next request). Before
+Every solver process is forked from a warm interpreter that holds the program's code and nothing any run passed
+through us (the program's `Forker`), each ahead of its task once the slate is proven clean (a spare, forked while we
+reply to the host and read its next request). Before
 running untrusted code the child takes fresh stdio pipes, a private result pipe (fd 3) and a request
 pipe (fd 4, its task), closes every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
 (our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
 solver; after every run each process of the solver uid is killed and its scratch files removed. A child sees the heap
 of the process it was forked from, and ours keeps, freed but not overwritten, what passed through it (a game's output,
-an answer, a source): hence the forker, and a fresh image of this supervisor for each program after the first
-(`Supervisor.renew`), so that no program reads another's, or its own earlier game's, in its memory.
+an answer, a source): hence the forker, itself forked from a copy of us made before any request (`Zygote`), so that no
+program reads another's, or its own earlier game's, in its memory.
 """
 
 from __future__ import annotations
@@ -62,8 +62,6 @@ MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as 
 TEXT_FIELDS = {"type": 100, "message": 300, "traceback": 3000}  # what a result header may say, clipped
 SHARED_DIRS = ("/dev/shm", "/dev/mqueue")  # writable by any uid, outside the wiped folder
 IPC_KINDS = ("shm", "msg", "sem")  # System V objects outlive their creator unless removed
-START_ENV: dict = {}  # the environment and command line this process started with (a renewed image's, less --pending)
-START_ARGV: list = []
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
              "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
@@ -75,17 +73,10 @@ class Channel:
     incoming = sys.stdin.buffer
     outgoing = sys.stdout.buffer
 
-    socket: socket.socket | None = None
-
     @classmethod
     def dial(cls, path: str) -> None:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         connection.connect(path)
-        cls.adopt(connection)
-
-    @classmethod
-    def adopt(cls, connection: socket.socket) -> None:
-        cls.socket = connection
         cls.incoming, cls.outgoing = connection.makefile("rb"), connection.makefile("wb")
 
 
@@ -240,15 +231,6 @@ class Reserve:
     def __init__(self, wanted: bool) -> None:
         self.wanted = wanted
         self.pidfd: int | None = None
-        self.pid = 0
-
-    def release(self) -> None:
-        """Stop the holder (before this process is replaced: a new image starts its own)."""
-        if self.pidfd is not None:
-            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            os.close(self.pidfd)
-            self.pidfd = None
 
     def hold(self) -> None:
         """Start the holder, unless it is alive."""
@@ -267,54 +249,107 @@ class Reserve:
                     signal.pause()
             finally:
                 os._exit(0)
-        self.pid, self.pidfd = pid, os.pidfd_open(pid)
+        self.pidfd = os.pidfd_open(pid)
 
 
-class Forker:
-    """The process every child of a program is forked from, and the children's parent.
+class Peer:
+    """A helper process of ours we speak to in messages, one each way (SOCK_SEQPACKET), descriptors alongside."""
 
-    A child sees the heap of the process it was forked from, and ours keeps what passed through it, freed but not
-    overwritten: a game's observations and its player's output, an instance's answer. Forked from us, the next game's
-    player could read the last one's in its own memory: a channel from game to game. So as a program loads, before any
-    of its runs, we fork this process: it compiles the program once the probe has, then forks children onto the pipe
-    ends we send it, and reaps them when told, nothing of theirs ever passing through it. One message each way
-    (SOCK_SEQPACKET): `fork` (+ four descriptors) → pid, `reap PID` → how it ended, `compile` → a syntax error or {}.
-    """
+    def __init__(self, pid: int, channel: socket.socket) -> None:
+        self.pid, self.socket, self.pidfd = pid, channel, os.pidfd_open(pid)
 
-    def __init__(self, supervisor: "Supervisor") -> None:
+    @staticmethod
+    def start(serve) -> "tuple[int, socket.socket]":
+        """Fork a helper that runs `serve(its end of a new socket pair)` and ends with us; (its pid, our end)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 ours.close()
-                _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with us, and its children with it
-                supervisor.serve_forks(theirs)
+                _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with its parent, and what it forked with it
+                serve(theirs)
             finally:
                 _EXIT(0)
         theirs.close()
-        self.pid, self.socket = pid, ours
+        return pid, ours
+
+    def ask(self, message: bytes, fds: list[int] | None = None) -> bytes:
+        self.send(message, fds)
+        return self.reply()
+
+    def send(self, message: bytes, fds: list[int] | None = None) -> None:
+        if fds:
+            socket.send_fds(self.socket, [message], fds)
+        else:
+            self.socket.send(message)
+
+    def reply(self) -> bytes:
+        reply = self.socket.recv(65536)
+        if not reply:
+            raise RuntimeError(f"helper {self.pid} has gone")  # our crash: the host rebuilds the worker
+        return reply
+
+    def stop(self) -> None:
+        """Close its socket (its loop ends there) and wait until it has gone."""
+        self.socket.close()
+        select.select([self.pidfd], [], [], 1.0)
+        os.close(self.pidfd)
+
+
+class Zygote(Peer):
+    """A copy of this supervisor forked at its start, before any request, that forks each program's `Forker`: a process
+    forked from us later would hold in its heap what earlier runs passed through us. Its one message: `forker` with the
+    forker's end of a socket pair → the forker's pid. It reaps the forkers that have ended."""
+
+    def __init__(self, supervisor: "Supervisor") -> None:
+        super().__init__(*self.start(supervisor.serve_forkers))
+
+    def forker(self, program: dict) -> "Forker":
+        """A forker for `program` (source, entry, limits), sent to it in a memory file: a source has no size limit."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = int(self.ask(b"forker", [theirs.fileno()]))
+        theirs.close()
+        forker = Forker(pid, ours)
+        held = os.memfd_create("codebench-program")
+        try:
+            with open(held, "wb", closefd=False) as handle:
+                handle.write(json.dumps(program).encode())
+            os.lseek(held, 0, os.SEEK_SET)
+            forker.ask(b"program", [held])
+        finally:
+            os.close(held)
+        return forker
+
+
+class Forker(Peer):
+    """The process every child of one program is forked from, and the children's parent.
+
+    A child sees the heap of the process it was forked from, and ours keeps what passed through it, freed but not
+    overwritten: a game's observations and its player's output, an instance's answer. Forked from us, the next game's
+    player could read the last one's in its own memory: a channel from game to game, or from program to program. So
+    each program gets this process, forked from the `Zygote` as it loads: it holds the program (and numpy, warm, for a
+    program that names it), compiles it once the probe has, forks children onto the pipe ends we send it and reaps
+    them when told; nothing of a run ever passes through it. Messages: `program` (+ a memory file), `fork` (+ four
+    descriptors) → pid, `reap PID` → how it ended, `compile` → a syntax error or {}.
+    """
+
+    def __init__(self, pid: int, channel: socket.socket) -> None:
+        super().__init__(pid, channel)
         self.ordered = False  # a fork asked for, its pid not yet read
 
     def order(self, fds: list[int]) -> None:
         """Ask for a child on `fds`; it is forked meanwhile, and `forked` gives its pid."""
         assert not self.ordered
-        socket.send_fds(self.socket, [b"fork"], fds)
+        self.send(b"fork", fds)
         self.ordered = True
 
     def forked(self) -> int:
         self.ordered = False
         return int(self.reply())
 
-    def ask(self, message: bytes) -> bytes:
+    def ask(self, message: bytes, fds: list[int] | None = None) -> bytes:
         assert not self.ordered  # replies come in order: the child ordered is taken first
-        self.socket.send(message)
-        return self.reply()
-
-    def reply(self) -> bytes:
-        reply = self.socket.recv(65536)
-        if not reply:
-            raise RuntimeError("the forker has gone")  # our crash: the host rebuilds the worker
-        return reply
+        return super().ask(message, fds)
 
     def reap(self, pid: int) -> dict:
         """How the child ended: exit_code, signal, cpu_s (its own and its reaped children's), peak_mib."""
@@ -322,10 +357,6 @@ class Forker:
 
     def compile(self) -> dict:
         return json.loads(self.ask(b"compile"))
-
-    def stop(self) -> None:
-        self.socket.close()  # its loop ends at the end of its socket
-        os.waitpid(self.pid, 0)
 
 
 class Supervisor:
@@ -339,10 +370,11 @@ class Supervisor:
         self.cpu_usage = _CgroupFile(cgroup, ("cpuacct/cpuacct.usage", "cpu.stat"))
         self.memory_events = _CgroupFile(cgroup, ("memory.events", "memory/memory.oom_control", "memory.oom_control"))
         self.code = None  # the program, compiled: in the forker (and the children it forks) only
-        self.loaded = False
-        self.forker: Forker | None = None
-        self.source: str | None = None  # the program this process has loaded, if any
+        self.source = ""  # the program: in the forker only
         self.entry = "solve"
+        self.loaded = False
+        self.zygote: Zygote | None = None  # started by `main` once we are warm
+        self.forker: Forker | None = None
         self.limits: dict = {}
         self.player: Child | None = None
         self.spare: Child | None = None
@@ -363,12 +395,10 @@ class Supervisor:
         self.end_player()
         if not self.clean()["clean"]:
             return {"error": "the last program's slate cannot be proven clean"}, b""
-        if self.source is not None:
-            self.renew(request)
-        self.entry, self.limits, self.source = request["entry"], request["limits"], request["source"]
-        if "numpy" in request["source"]:
-            _warm_numpy()
-        self.forker = Forker(self)  # now: our heap holds nothing of any run yet
+        if self.forker is not None:
+            self.forker.stop()
+        self.limits, self.loaded = request["limits"], False
+        self.forker = self.zygote.forker({name: request[name] for name in ("source", "entry", "limits")})
         facts, body = self.execute({"source": request["source"]})
         if facts["result"].get("kind") != "syntax_error" and not facts["killed"] and not facts["oom"]:
             failure = self.forker.compile()  # it compiled in the child; still, never the forker's crash
@@ -376,13 +406,36 @@ class Supervisor:
             self.loaded = not failure
         return {"facts": facts}, body
 
+    def serve_forkers(self, channel: socket.socket) -> None:
+        """The zygote's loop (`Zygote`), until its socket ends."""
+        while True:
+            message, fds, _, _ = socket.recv_fds(channel, 64, 1)
+            if not message:
+                return
+            _reap_orphans()  # the forkers that have ended
+            pid = os.fork()
+            if pid == 0:
+                channel.close()
+                _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with the zygote
+                self.serve_forks(socket.socket(fileno=fds[0]))
+                _EXIT(0)
+            os.close(fds[0])
+            channel.send(str(pid).encode())
+
     def serve_forks(self, channel: socket.socket) -> None:
-        """The forker's loop (`Forker`), until its socket ends. Never returns."""
+        """A forker's loop (`Forker`), until its socket ends."""
         while True:
             message, fds, _, _ = socket.recv_fds(channel, 64, 4)
             if not message:
-                _EXIT(0)
-            if message == b"fork":
+                return
+            if message == b"program":  # the first: what its children run
+                with open(fds[0], "rb") as handle:
+                    program = json.loads(handle.read())
+                self.source, self.entry, self.limits = program["source"], program["entry"], program["limits"]
+                if "numpy" in self.source:
+                    _warm_numpy()
+                reply = b"{}"
+            elif message == b"fork":
                 pid = os.fork()
                 if pid == 0:
                     self.child_main(fds)
@@ -402,20 +455,6 @@ class Supervisor:
                                     "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
                                     "peak_mib": round(usage.ru_maxrss / 1024, 1)}).encode()
             channel.send(reply)
-
-    def renew(self, request: dict) -> None:
-        """Load the next program in a fresh image of this supervisor (exec, same process, same channel): its forker is
-        forked from us, and our heap keeps, freed but not overwritten, what the last program's runs passed through it.
-        The load request goes on in a memory file. Never returns."""
-        self.forker.stop()
-        self.reserve.release()
-        pending = os.memfd_create("codebench-pending-load", 0)
-        with open(pending, "wb", closefd=False) as handle:
-            handle.write(json.dumps({"request": request, "channel": Channel.socket.fileno() if Channel.socket else None}).encode())
-        os.lseek(pending, 0, os.SEEK_SET)
-        if Channel.socket is not None:
-            os.set_inheritable(Channel.socket.fileno(), True)
-        os.execve(sys.executable, [*START_ARGV, "--pending", str(pending)], START_ENV)
 
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
         if not self.loaded:
@@ -769,8 +808,8 @@ class Supervisor:
             _as_solver(self.solver, _kill_all_of_my_uid)
 
     def ours(self) -> tuple[int, ...]:
-        """Our own processes among our descendants (the forker), which no clean-up kills."""
-        return (self.forker.pid,) if self.forker else ()
+        """Our own processes among our descendants (the zygote, the forker), which no clean-up kills."""
+        return tuple(peer.pid for peer in (self.zygote, self.forker) if peer is not None)
 
     def timed_clean(self) -> dict:
         """`clean`, with the seconds it took (`clean_s`)."""
@@ -953,9 +992,9 @@ def _traceback() -> str:
 
 
 def _warm_numpy() -> None:
-    """Import numpy here, once, for a program that names it: its children then import it for free. Only then: a
-    supervisor holding numpy forks a third slower (its pages double), and most programs never use it. A program that
-    imports it without naming it (a computed name) pays the import in each child."""
+    """Import numpy in the forker of a program that names it: its children then import it for free. Only then: a process
+    holding numpy forks a third slower (its pages double), and most programs never use it. A program that imports it
+    without naming it (a computed name) pays the import in each child."""
     if "numpy" not in sys.modules:
         try:
             import numpy  # noqa: F401  (the image ships it; the local backend binds the host's)
@@ -1143,21 +1182,12 @@ def main() -> None:
     parser.add_argument("--wipe", default="/tmp", help="folder emptied of the solver's files after each run")
     parser.add_argument("--cgroup", help="cgroup folder for OOM and CPU counters (e.g. /sys/fs/cgroup)")
     parser.add_argument("--channel", help="a unix socket to speak on instead of stdin and stdout")
-    parser.add_argument("--pending", type=int, help="a memory file holding a load request (a fresh image's first)")
     args = parser.parse_args()
-    pending = None
-    if args.pending is not None:  # `Supervisor.renew`: the channel is the last image's, and the host awaits our reply
-        with open(args.pending, "rb") as handle:
-            pending = json.loads(handle.read())
-        if pending["channel"] is not None:
-            Channel.adopt(socket.socket(fileno=pending["channel"]))
-    elif args.channel:
+    if args.channel:
         Channel.dial(args.channel)
     solver = (args.solver_uid, args.solver_gid if args.solver_gid is not None else args.solver_uid) if args.solver_uid is not None else None
     if solver is None:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the program become ours to kill
-    START_ENV.update(os.environ)  # what a fresh image of this supervisor starts with (`Supervisor.renew`)
-    START_ARGV.extend(sys.orig_argv[:-2] if args.pending is not None else sys.orig_argv)
     os.environ.clear()  # every child's environment, set once: a fork inherits it
     os.environ.update(CHILD_ENV, HOME=args.scratch, TMPDIR=args.scratch)
     supervisor = Supervisor(solver, args.scratch, args.wipe, args.cgroup)
@@ -1166,9 +1196,9 @@ def main() -> None:
     else:
         _as_solver(solver, supervisor.reset_as_solver)
     gc.freeze()  # the warm heap is never collected again: a child's collections then leave its pages shared, not copied
+    supervisor.zygote = Zygote(supervisor)  # before any request: nothing of a run has passed through us yet
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
-    while (request := pending["request"] if pending else receive()) is not None:
-        pending = None  # the host speaks first, so no reply races its stream setup
+    while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
         if request.get("op") == "bye":
             break
         handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run, "start": supervisor.start,

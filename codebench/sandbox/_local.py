@@ -32,10 +32,9 @@ SHARED_PACKAGES = ("numpy", "numpy.libs")  # site-packages entries bound read-on
 SUPERVISOR_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                   "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}  # forked children keep the warm allocator's setting
 # `python -I -c PREAMBLE SITE SUPERVISOR ARGS…`: the supervisor leads a session and process group of its own (under
-# bwrap's init it would share group 1, and a program's killpg(getpgid(getppid())) would be kill(-1); a supervisor renewed
-# for the next program runs this again, already leading its session), the bound packages
+# bwrap's init it would share group 1, and a program's killpg(getpgid(getppid())) would be kill(-1)), the bound packages
 # go first on the path, then the supervisor runs as main
-PREAMBLE = ("import os, runpy, sys; os.getsid(0) == os.getpid() or os.setsid(); sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); "
+PREAMBLE = ("import os, runpy, sys; os.setsid(); sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); "
             "runpy.run_path(sys.argv[0], run_name='__main__')")
 NO_BWRAP = ("the local sandbox needs bubblewrap: sudo scripts/ensure-bubblewrap (installs Debian's bubblewrap), or use "
             "the docker backend (--backend unsafe-local runs trusted code without isolation)")

@@ -1,7 +1,8 @@
 """One supervisor session per worker serves program after program (issue 30): its start-up is paid once per worker,
 never per program, and each load first proves the last program's slate clean, so a program finds nothing another
-left, on the Docker and the local backend: neither on the slate nor in its own memory (a different program is loaded in
-a fresh image of the supervisor, whose heap never held the last one's source, answers or output)."""
+left, on the Docker and the local backend: neither on the slate nor in its own memory (its children are forked by a
+forker of its own, forked from a copy of the supervisor made before any request: no heap they inherit held the last
+program's source, answers or output)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_a_program_finds_nothing_of_the_last_one_in_its_own_memory(backend: str)
         marked = sandbox.run(MARK, [{"n": n} for n in range(1, 40)])
         (scanned,) = sandbox.run(SCAN, [{"n": 0}])
         (again,) = sandbox.run(MARK, [{"n": 3}])
-    assert opened == []  # one session, renewed in place for each program
+    assert opened == []  # one session served all three
     assert [json.loads(facts.result["answer"]) for facts in marked[:2]] == ["MARK-7919-END", "MARK-15838-END"]
     assert json.loads(scanned.result["answer"]) == {"own": True, "others": []}, scanned
     assert json.loads(again.result["answer"]) == "MARK-23757-END"  # a program loaded again after another runs as before
@@ -74,6 +75,6 @@ COMPUTED = ("import sys\nWARM = 'num' 'py' in sys.modules\nnp = __import__('num'
 def test_numpy_is_warm_for_a_program_that_names_it_and_imports_in_the_child_for_one_that_does_not(backend: str) -> None:
     with get_backend(backend, Limits(), workers=1) as sandbox:
         (named,) = sandbox.run(NAMED, [{}])
-        (computed,) = sandbox.run(COMPUTED, [{}])  # a fresh image: the numpy the last program had warm is gone
+        (computed,) = sandbox.run(COMPUTED, [{}])  # its own forker: the numpy the last program's had warm is not there
     assert "numpy" not in COMPUTED
     assert [json.loads(named.result["answer"]), json.loads(computed.result["answer"])] == [[True, 6], [False, 6]]
