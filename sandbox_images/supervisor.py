@@ -581,21 +581,22 @@ class Supervisor:
 
     # -- children ------------------------------------------------------------------------------
     def order_child(self) -> dict:
-        """Have the forker fork a child that enters the sandbox and waits for its task (`child_main`); its pipes."""
+        """Have the forker fork a child that enters the sandbox and waits for its task (`child_main`); our pipe ends:
+        stdout, stderr and result to read, request to write."""
         pipes = {name: os.pipe() for name in ("stdout", "stderr", "result", "request")}
         theirs = [pipes["stdout"][1], pipes["stderr"][1], pipes["result"][1], pipes["request"][0]]
         self.forker.order(theirs)
         for fd in theirs:
             os.close(fd)
-        return pipes
-
-    def child_of(self, pipes: dict) -> Child:
-        """The child ordered on `pipes`, once forked."""
-        pid = self.forker.forked()
-        fds = {name: ends[0] for name, ends in pipes.items() if name != "request"}
-        for fd in (*fds.values(), pipes["request"][1]):
+        ours = {name: ends[1] if name == "request" else ends[0] for name, ends in pipes.items()}
+        for fd in ours.values():
             os.set_blocking(fd, False)
-        return Child(pid, fds, pipes["request"][1])
+        return ours
+
+    def child_of(self, ours: dict) -> Child:
+        """The child ordered with our pipe ends `ours`, once forked."""
+        request = ours.pop("request")
+        return Child(self.forker.forked(), ours, request)
 
     def take_child(self) -> Child:
         """The spare, if it is alive and waiting; else a child forked now."""

@@ -23,6 +23,7 @@ from codebench.types import Facts, GameLimits, Limits, Program
 from puzzles.games import GameRecord, StrategyPlayer, get_game, play
 
 from .test_corpus import source as corpus_source
+from .test_sessions import MARKS_IN_MEMORY
 
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), "local"]
 GAME_LIMITS = GameLimits(game_cpu_s=3, move_cpu_s=1, move_wall_s=3)
@@ -196,23 +197,10 @@ def test_snooping_players_find_nothing_of_the_engine_or_each_other_and_cannot_st
         assert '"stones"' not in kept["stdout"] and "cardnim|L2" not in kept["stdout"]  # no engine state, no setup seed
 
 
-REMEMBER = '''
-import ctypes, re
-
-def marks():
-    """Every mark in this process's writable memory."""
-    found = set()
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            fields = line.split()
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            if "rw" in fields[1] and (len(fields) < 6 or fields[5] == "[heap]") and end - start < 1 << 28:
-                found.update(re.findall(rb"GAME-MARK-[0-9]+-END", ctypes.string_at(start, end - start)))
-    return found
-
+REMEMBER = MARKS_IN_MEMORY + '''
 class Strategy:
     def __init__(self, setup):
-        mark = "GAME-MARK-" + str(hash(str(setup)) % 10**9) + "-END"  # one per game
+        mark = "MARK-" + str(hash(str(setup)) % 10**9) + "-END"  # one per game
         print(mark, flush=True)
         found = marks()
         print("own", mark.encode() in found, "others", sorted(m.decode() for m in found - {mark.encode()}))

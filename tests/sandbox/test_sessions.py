@@ -22,13 +22,23 @@ LOOK = ("import os\ndef solve(instance):\n    mine = [p for p in os.listdir('/pr
 
 # prints a mark per instance, answers with it, and keeps its source in the supervisor's heap
 MARK = "def solve(instance):\n    mark = 'MARK-' + str(instance['n'] * 7919) + '-END'\n    print(mark)\n    return mark\n"
-# every mark in the child's own writable memory: one it makes itself (the scan works) and any the supervisor passed on
-SCAN = ("import ctypes, re\ndef solve(instance):\n    own = 'MARK-' + str(instance['n'] * 7919) + '-END'\n    found = set()\n"
-        "    with open('/proc/self/maps') as maps:\n        for line in maps:\n            fields = line.split()\n"
-        "            start, end = (int(x, 16) for x in fields[0].split('-'))\n"
-        "            if 'rw' in fields[1] and (len(fields) < 6 or fields[5] == '[heap]') and end - start < 1 << 28:\n"
-        "                found.update(re.findall(rb'MARK-[0-9]+-END', ctypes.string_at(start, end - start)))\n"
-        "    return {'own': own.encode() in found, 'others': sorted(m.decode() for m in found if m != own.encode())}\n")
+# a program's helper: every mark in its own writable memory (`/proc/self/mem` is closed to it, ctypes is not)
+MARKS_IN_MEMORY = '''
+import ctypes, re
+
+def marks():
+    found = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            if "rw" in fields[1] and (len(fields) < 6 or fields[5] == "[heap]") and end - start < 1 << 28:
+                found.update(re.findall(rb"MARK-[0-9]+-END", ctypes.string_at(start, end - start)))
+    return found
+'''
+# one mark it makes itself (the search works) and any the supervisor passed on
+SCAN = MARKS_IN_MEMORY + ("def solve(instance):\n    own = ('MARK-' + str(instance['n'] * 7919) + '-END').encode()\n"
+                          "    found = marks()\n    return {'own': own in found, 'others': sorted(m.decode() for m in found - {own})}\n")
 
 
 def sessions_opened(sandbox) -> list[int]:
