@@ -14,6 +14,7 @@ refuses and says why. `--backend unsafe-local` keeps the older, weaker backend, 
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
@@ -110,6 +111,9 @@ class LocalWorker:
             self.lock_fd = None  # the pool closes its workers once more when the backend is closed twice
 
 
+_WORKER_NUMBERS = itertools.count()  # a worker's cgroup is named by its process and number: two backends never collide
+
+
 class LocalBackend(PooledBackend):
     """`workers` bubblewrap sandboxes on this machine (default one per core); see the module docstring."""
 
@@ -122,8 +126,8 @@ class LocalBackend(PooledBackend):
             raise SandboxUnavailableError(refusal)
         started: list[LocalWorker] = []
         try:
-            for index in range(workers or os.cpu_count() or 1):
-                started.append(LocalWorker(limits, f"codebench-{os.getpid()}-{index}"))
+            for _ in range(workers or os.cpu_count() or 1):
+                started.append(LocalWorker(limits, f"codebench-{os.getpid()}-{next(_WORKER_NUMBERS)}"))
         except BaseException:
             for worker in started:
                 worker.close()

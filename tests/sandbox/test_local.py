@@ -40,6 +40,15 @@ def test_an_installation_without_the_image_sources_says_to_reinstall(tmp_path: P
         image_sources(tmp_path)
 
 
+def test_two_backends_open_at_once_each_run_programs() -> None:
+    """Each worker's cgroup has a name of its own: a second backend in the same process once failed to make its first
+    worker's ("File exists")."""
+    with get_backend("local", Limits(), workers=1) as first, get_backend("local", Limits(), workers=1) as second:
+        for backend in (first, second):
+            [facts] = backend.run("def solve(instance):\n    return instance['n']\n", [{"n": 1}])
+            assert facts.result.get("answer") == b"1", facts
+
+
 def test_programs_see_nothing_of_the_checkout_but_the_supervisor() -> None:
     with get_backend("local", Limits(), workers=1) as backend:
         worker = backend.pool.workers[0]
