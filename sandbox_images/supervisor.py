@@ -59,6 +59,7 @@ CORES = len(os.sched_getaffinity(0))  # how many CPU seconds the program can bur
 # between a game's moves, how long we wait awake for the host's next one (`arrives_within`); a host slower than this
 # (a model's seat) is waited for asleep for the rest of the game
 AWAKE_S = 0.002
+SHIELD_ID = 65534  # "nobody": the real uid of our clean-up as the solver (`_as_solver`); no process in the sandbox has it
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
 SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
 MAX_HEADER = 65536  # the child's own result header (clipped fields, escaped as ASCII) is smaller; a larger one was forged
@@ -1041,15 +1042,17 @@ def _prctl(option: int, value: int) -> None:
 
 
 def _as_solver(solver: tuple[int, int], action) -> None:
-    """Run `action` in a child with the solver's uid: kill(-1) there reaches exactly its processes. Should the worker's
+    """Run `action` in a child with the solver's uid as its effective one: kill(-1) there reaches exactly its
+    processes. Its real and saved uid are SHIELD_ID's, which no process of the solver can signal (a sender's uid must
+    be its target's real or saved one): a program's process left running cannot stop it halfway. Should the worker's
     memory run out meanwhile, the kernel kills that child before us."""
     pid = os.fork()
     if pid == 0:
         try:
             _oom_score(1000)
             os.setgroups([])
-            os.setgid(solver[1])
-            os.setuid(solver[0])
+            os.setresgid(SHIELD_ID, solver[1], SHIELD_ID)
+            os.setresuid(SHIELD_ID, solver[0], SHIELD_ID)
             action()
         finally:
             os._exit(0)
@@ -1064,7 +1067,7 @@ def _kill_all_of_my_uid() -> None:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             return
-        if not any(pid != me and owner == os.getuid() and state != "Z" for pid, _, owner, state in _processes()):
+        if not any(pid != me and owner == os.geteuid() and state != "Z" for pid, _, owner, state in _processes()):
             return
         time.sleep(0.001)
 
@@ -1142,7 +1145,7 @@ def _remove_shared() -> None:
     for folder in SHARED_DIRS:
         _empty(folder)
     for kind, control in zip(IPC_KINDS, (_LIBC.shmctl, _LIBC.msgctl, _LIBC.semctl)):
-        for ident in _ipc_ids(kind, os.getuid()):
+        for ident in _ipc_ids(kind, os.geteuid()):
             control(ident, 0, 0)  # IPC_RMID is 0: shmctl/msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID)
 
 

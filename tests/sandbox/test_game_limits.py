@@ -13,12 +13,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from codebench.games.match import ProgramSeat
 from codebench.keys import program_key
-import psutil
-
 from codebench.sandbox import HeldWorker, SandboxBackend, _cgroup, get_backend
 from codebench.types import GameLimits, Limits, Program
 from puzzles.games import GameRecord, Player, Setup, StrategyPlayer, get_game, play

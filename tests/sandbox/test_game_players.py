@@ -223,6 +223,40 @@ def test_a_player_finds_nothing_of_its_last_game_in_its_own_memory(sandbox: Sand
     assert [record.kept[0]["stdout"].splitlines()[1] for record in records] == ["own True others []"] * 4, records
 
 
+STOPS_OUR_CLEAN_UP = '''
+import os, signal
+
+class Strategy:
+    def __init__(self, setup):
+        if os.fork() == 0:  # left running past the game's end: it stops every process forked after it, until killed
+            me = os.getpid()
+            while True:
+                for pid in range(me + 1, me + 64):
+                    try:
+                        os.kill(pid, signal.SIGSTOP)
+                    except OSError:
+                        pass
+
+    def act(self, observation):
+        return {"card": max(card for card in observation["my_cards"] if card <= observation["stones"])}
+'''
+
+
+def test_what_a_player_leaves_running_cannot_stop_the_clean_up(sandbox: SandboxBackend) -> None:
+    """The clean-up after a game kills the solver's processes from a child of ours with the solver's uid. A process
+    the player left stops every process forked after it: once it stopped that child halfway (2 of 3 runs here), the
+    supervisor waited for it, the session broke at the game's end, and every later game on the worker was void. Its
+    real uid is now one no process of the solver can signal: four games in a row play to their ends."""
+    held = sandbox.reserve(Program(program_key(STOPS_OUR_CLEAN_UP), STOPS_OUR_CLEAN_UP, "Strategy"))
+    try:
+        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
+        records = [play(CARDNIM, CARDNIM.setup(2, seed), seats) for seed in range(4)]
+    finally:
+        held.release()
+    assert [record.statuses for record in records] == [("legal", "legal")] * 4, [record.details for record in records]
+    assert not any("infra_error" in record.kept[0] for record in records), [record.kept[0] for record in records]
+
+
 def test_a_player_signals_nothing_outside(sandbox: SandboxBackend) -> None:
     """A game's player is the supervisor's child too: at its first move it tries every signal the corpus's
     signal_outside.py tries (the supervisor, the harness, every pid it sees or guesses) and reaches nothing."""
