@@ -2,13 +2,14 @@
 
 Standard library only; runs inside a worker container (or, for the `local` backend, in bubblewrap's namespaces).
 It reads length-prefixed JSON requests on stdin and writes replies on stdout, or on a unix socket (`--channel`),
-a channel no solver process can reach:
+a channel no solver process can reach. Each request and each reply is a JSON frame followed by an attachment frame
+(often empty): an observation's JSON text on its way to a player, an answer's on its way back, never re-encoded here:
 
   {"op": "hello"}                                                    → {"ready": true, ...}
   {"op": "load", "source": str, "entry": "solve", "limits": {...}}  → compile once, probe-import once
   {"op": "run", "instance": <JSON>}                                  → one fresh forked process per instance
   {"op": "start", "setup": <JSON>, "game": {...}}                   → a game's player: Strategy(setup) in one child
-  {"op": "act", "observation": <JSON>}                               → the player's next move, under the move's budgets
+  {"op": "act"} + the observation's JSON text                      → the player's next move, under the move's budgets
   {"op": "end"}                                                      → the game is over: stop the player, clean up
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
@@ -97,8 +98,10 @@ def send(message: dict, attachment: bytes | memoryview = b"") -> None:
 
 
 def receive() -> dict | None:
+    """One request, its attachment's bytes under "attachment" (None at the channel's end)."""
     frame = _frame(Channel.incoming)
-    return None if frame is None else json.loads(frame)
+    attachment = None if frame is None else _frame(Channel.incoming)
+    return None if attachment is None else {**json.loads(frame), "attachment": attachment}
 
 
 def arrives_within(seconds: float) -> bool:
@@ -513,7 +516,7 @@ class Supervisor:
         its exit: its own failure, never ours."""
         if self.player is None:
             return {"error": "no player in a game"}, b""
-        return self.exchange(json.dumps(request["observation"]).encode())
+        return self.exchange(request["attachment"])
 
     def end(self, request: dict) -> tuple[dict, bytes | memoryview]:
         """The game is over: the player and all it started are stopped, its output excerpts given, the slate cleaned."""

@@ -1,4 +1,5 @@
-"""The host side of one supervisor session: length-prefixed JSON frames over a byte transport.
+"""The host side of one supervisor session: length-prefixed JSON frames over a byte transport, each followed by an
+attachment frame (an observation's JSON text to a player, an answer's back), which the supervisor never re-encodes.
 
 Transports: a local subprocess's pipes, or a unix socket a supervisor in a container dials back on. A broken or garbled session raises
 SessionBroken; the backend then recycles its worker and the instance is retried, never lost.
@@ -150,7 +151,7 @@ class Session:
 
     def act(self, observation: Any, game: GameLimits) -> Facts:
         """The player's move for `observation` (kind `answer`, its JSON text under `answer`), or how it failed."""
-        return self._request("move", {"op": "act", "observation": observation}, game.move_wall_limit_s)
+        return self._request("move", {"op": "act"}, game.move_wall_limit_s, json.dumps(observation).encode())
 
     def end(self) -> Facts:
         """Stop the player and clean the slate: its exit, the game's output excerpts, what was left."""
@@ -168,12 +169,12 @@ class Session:
         finally:
             self.transport.close()
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any], attachment: bytes = b"") -> None:
         data = json.dumps(message).encode()
-        self.transport.send(HEADER.pack(len(data)) + data)
+        self.transport.send(HEADER.pack(len(data)) + data + HEADER.pack(len(attachment)) + attachment)
 
-    def _request(self, phase: str, message: dict[str, Any], wall_s: float) -> Facts:
-        self._send(message)
+    def _request(self, phase: str, message: dict[str, Any], wall_s: float, attachment: bytes = b"") -> Facts:
+        self._send(message, attachment)
         reply, answer = self._receive(time.monotonic() + wall_s + 15.0)  # backstop above the supervisor's own
         if not isinstance(reply.get("facts"), dict) or not isinstance(reply["facts"].get("result"), dict):
             raise SessionBroken(f"supervisor error: {str(reply.get('error', reply))[:300]!r}")
