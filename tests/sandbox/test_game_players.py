@@ -210,16 +210,21 @@ class Strategy:
 '''
 
 
+def games_in_a_row(sandbox: SandboxBackend, source: str, games: int = 4) -> list[GameRecord]:
+    """`games` games on one held worker, the program in seat 0 against the reference."""
+    held = sandbox.reserve(Program(program_key(source), source, "Strategy"))
+    try:
+        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
+        return [play(CARDNIM, CARDNIM.setup(2, seed), seats) for seed in range(games)]
+    finally:
+        held.release()
+
+
 def test_a_player_finds_nothing_of_its_last_game_in_its_own_memory(sandbox: SandboxBackend) -> None:
     """The clean slate between games reaches into memory: each game's player prints a mark, then looks for marks in its
     own writable memory. It finds its own (the search works) and none of the games before (a player forked from the
     supervisor found them all: the supervisor's heap kept each game's output)."""
-    held = sandbox.reserve(Program(program_key(REMEMBER), REMEMBER, "Strategy"))
-    try:
-        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
-        records = [play(CARDNIM, CARDNIM.setup(2, seed), seats) for seed in range(4)]
-    finally:
-        held.release()
+    records = games_in_a_row(sandbox, REMEMBER)
     assert [record.kept[0]["stdout"].splitlines()[1] for record in records] == ["own True others []"] * 4, records
 
 
@@ -247,12 +252,7 @@ def test_what_a_player_leaves_running_cannot_stop_the_clean_up(sandbox: SandboxB
     the player left stops every process forked after it: once it stopped that child halfway (2 of 3 runs here), the
     supervisor waited for it, the session broke at the game's end, and every later game on the worker was void. Its
     real uid is now one no process of the solver can signal: four games in a row play to their ends."""
-    held = sandbox.reserve(Program(program_key(STOPS_OUR_CLEAN_UP), STOPS_OUR_CLEAN_UP, "Strategy"))
-    try:
-        seats = [ProgramSeat("program", held, GAME_LIMITS), StrategyPlayer("ref", CARDNIM.reference_move)]
-        records = [play(CARDNIM, CARDNIM.setup(2, seed), seats) for seed in range(4)]
-    finally:
-        held.release()
+    records = games_in_a_row(sandbox, STOPS_OUR_CLEAN_UP)
     assert [record.statuses for record in records] == [("legal", "legal")] * 4, [record.details for record in records]
     assert not any("infra_error" in record.kept[0] for record in records), [record.kept[0] for record in records]
 
