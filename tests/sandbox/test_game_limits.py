@@ -185,7 +185,8 @@ def test_waiting_awake_for_a_quick_host_is_not_the_players_cpu(sandbox: SandboxB
 
 def test_the_supervisor_waits_awake_only_for_a_host_that_keeps_up() -> None:
     """Its own CPU over a game of 20 moves: about the host's thinking when the host thinks 1 ms a move (within the 2 ms
-    it waits awake), and a few milliseconds when the host thinks 10 ms a move (one wait of 2 ms, then asleep)."""
+    it waits awake; 27 ms here), and a few milliseconds when the host thinks 10 ms a move (one wait of 2 ms, then asleep;
+    7 ms here). Waiting awake every time, the slow game cost the most (40 ms of waiting alone)."""
     with get_backend("local", Limits(), workers=1) as sandbox:
         held = sandbox.reserve(Program(program_key(IDLE), IDLE, "Strategy"))
         try:
@@ -201,7 +202,7 @@ def test_the_supervisor_waits_awake_only_for_a_host_that_keeps_up() -> None:
                 spent.append((int(schedstat.read_text().split()[0]) - before) / 1e9)
         finally:
             held.release()
-    assert spent[0] > 0.012 and spent[1] < 0.012, spent
+    assert spent[0] > 0.012 and spent[1] < spent[0] / 2, spent
 
 
 def test_every_local_worker_gets_the_same_cpu_weight_v1_with_cpu_and_cpuacct_mounted_as_one(
