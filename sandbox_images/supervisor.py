@@ -57,9 +57,6 @@ RESULT_FD = 3
 REQUEST_FD = 4  # a child reads its task here, and a player its observations: one length-prefixed frame each
 EXIT_GRACE_S = 0.1  # a player told its game is over exits in well under a millisecond; one still there is killed
 CORES = len(os.sched_getaffinity(0))  # how many CPU seconds the program can burn per second of wall time
-# between a game's moves, how long we wait awake for the host's next one (`arrives_within`); a host slower than this
-# (a model's seat) is waited for asleep for the rest of the game
-AWAKE_S = 0.002
 SHIELD_ID = 65534  # "nobody": the real uid of our clean-up as the solver (`_as_solver`); no process in the sandbox has it
 EXCERPT = 4096  # bytes kept from the head and from the tail of each output stream
 SMALL_ATTACHMENT = 1 << 16  # answers up to this size travel in the same write as their reply
@@ -102,20 +99,6 @@ def receive() -> dict | None:
     frame = _frame(Channel.incoming)
     attachment = None if frame is None else _frame(Channel.incoming)
     return None if attachment is None else {**json.loads(frame), "attachment": attachment}
-
-
-def arrives_within(seconds: float) -> bool:
-    """Whether the host's next request arrives within `seconds`, waited for awake: polling, the CPU yielded to anything
-    else runnable. A virtual CPU left idle for more than a few hundred microseconds is parked by the hypervisor, and
-    waking it again cost more than a whole move here (a move 0.2 ms back to back, 0.45 ms after the host's 1 ms think).
-    Our CPU is never the solver's (`solver_cpu` leaves it out; the yield keeps the cgroup's count of it current). The
-    host sends a request only once it has our reply, so none can wait unseen in the channel's read buffer."""
-    channel, deadline = Channel.incoming.fileno(), time.monotonic() + seconds
-    while not select.select([channel], [], [], 0)[0]:
-        if time.monotonic() > deadline:
-            return False
-        os.sched_yield()
-    return True
 
 
 def _frame(stream) -> bytes | None:
@@ -399,7 +382,6 @@ class Supervisor:
         self.limits: dict = {}
         self.player: Child | None = None
         self.spare: Child | None = None
-        self.awake_s = 0.0  # how long to wait awake for the host's next request: AWAKE_S in a game whose host keeps up
         self.ordered: dict | None = None  # the spare's pipes while the forker forks it
         self.slate_clean = False  # proven at the last clean: a spare is forked only onto a clean slate
         self.reserve = Reserve(cgroup is not None and solver is not None)
@@ -484,11 +466,6 @@ class Supervisor:
         facts, body = self.execute({"instance": request["instance"]})
         return {"facts": facts}, body
 
-    def await_host(self) -> None:
-        """Wait for the host's next request, awake while a game's host keeps within AWAKE_S of our replies."""
-        if self.awake_s and not arrives_within(self.awake_s):
-            self.awake_s = 0.0
-
     def prepare(self) -> None:
         """Between requests, while the host reads our reply: order the next child, so that it has been forked and has
         entered the sandbox when its task comes. Only onto a slate proven clean, and never beside a game's player."""
@@ -506,7 +483,7 @@ class Supervisor:
         player = self.take_child()
         player.game = game = request["game"]  # game_cpu_s, move_cpu_s, move_wall_s
         player.base, player.ooms = self.solver_cpu(), self.oom_kills()
-        self.player, self.awake_s = player, AWAKE_S
+        self.player = player
         # only a backstop, well above the budget: the kernel's tick-sampled CPU, which RLIMIT_CPU counts in whole seconds,
         # ran up to 13% ahead of the exact count the budget binds (`player_cpu`) for a syscall-heavy loop on a busy machine
         return self.exchange(json.dumps({"setup": request["setup"], "cpu_s": math.ceil(1.5 * game["game_cpu_s"]) + 1}).encode())
@@ -581,7 +558,7 @@ class Supervisor:
         """Stop the player and all it started; its exit status and whether the kernel killed any of its processes for
         memory (read before our kill), kept for the next call. With `grace_s`, the player is first told the game is over
         (its request pipe closed: our loop in it exits), and killed only if it is not gone by then."""
-        player, self.awake_s = self.player, 0.0
+        player = self.player
         if player.status is None:
             oom = self.oom_kills() > player.ooms
             if not (grace_s and player.let_go(grace_s)):
@@ -1228,9 +1205,8 @@ def main() -> None:
     gc.freeze()  # the warm heap is never collected again: a child's collections then leave its pages shared, not copied
     supervisor.zygote = Zygote(supervisor)  # before any request: nothing of a run has passed through us yet
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
-    while True:  # the host speaks first, so no reply races its stream setup
-        supervisor.await_host()
-        if (request := receive()) is None or request.get("op") == "bye":
+    while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup
+        if request.get("op") == "bye":
             break
         handler = {"hello": lambda _: (hello, b""), "load": supervisor.load, "run": supervisor.run, "start": supervisor.start,
                    "act": supervisor.act, "end": supervisor.end}.get(request.get("op"))
