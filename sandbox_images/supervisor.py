@@ -14,10 +14,10 @@ a channel no solver process can reach. Each request and each reply is a JSON fra
   {"op": "bye"}                                                      → clean up, {"bye": true}, exit
 
 Every solver process is forked from a warm interpreter that holds the program's code and nothing any run passed
-through us (the program's `Forker`), each ahead of its task once the slate is proven clean (a spare, forked while we
-reply to the host and read its next request). Before
-running untrusted code the child takes fresh stdio pipes, a private result pipe (fd 3) and a request
-pipe (fd 4, its task), closes every other descriptor, sets rlimits, and drops to the solver uid. The facts a verdict rests on
+through us (the program's `Forker`), each ahead of its task (a spare, forked while we reply to the host and read its
+next request, or while the last instance runs). The child takes fresh stdio pipes, a private result pipe (fd 3) and a
+request pipe (fd 4, its task), closes every other descriptor and sets rlimits, then waits as root; with its task it
+drops to the solver uid, and only then runs untrusted code. The facts a verdict rests on
 (our kills, CPU and wall time, memory kills, output caps) are recorded here, never taken from the
 solver; after every run each process of the solver uid is killed and its scratch files removed. A child sees the heap
 of the process it was forked from, and ours keeps, freed but not overwritten, what passed through it (a game's output,
@@ -400,6 +400,7 @@ class Supervisor:
         if not self.clean()["clean"]:
             return {"error": "the last program's slate cannot be proven clean"}, b""
         if self.forker is not None:
+            self.discard_spare()  # the forker's child, with its program
             self.forker.stop()
         self.limits, self.loaded = request["limits"], False
         self.forker = self.zygote.forker({name: request[name] for name in ("source", "entry", "limits")})
@@ -467,9 +468,13 @@ class Supervisor:
         return {"facts": facts}, body
 
     def prepare(self) -> None:
-        """Between requests, while the host reads our reply: order the next child, so that it has been forked and has
-        entered the sandbox when its task comes. Only onto a slate proven clean, and never beside a game's player."""
-        if self.spare is None and self.ordered is None and self.player is None and self.loaded and self.slate_clean:
+        """Order the next task's child (the spare), so that it has been forked and has entered the sandbox when its task
+        comes: between requests, while the host reads our reply, and as soon as an instance's child has its task. It waits
+        as root and takes the solver's identity with its task (`become_solver`): the program running beside it, or what
+        the last one left, cannot signal, trace or count it. Never beside a game's player, whose budgets count all the
+        CPU of the worker but ours; without a solver uid (unsafe-local), only onto a slate proven clean."""
+        if (self.spare is None and self.ordered is None and self.player is None and self.loaded
+                and (self.solver is not None or self.slate_clean)):
             self.ordered = self.order_child()
 
     # -- a game: one long-lived player child ---------------------------------------------------
@@ -563,7 +568,7 @@ class Supervisor:
             oom = self.oom_kills() > player.ooms
             if not (grace_s and player.let_go(grace_s)):
                 self.kill_solver()
-            ended = self.forker.reap(player.pid)
+            ended = self.reap(player.pid)
             player.status = {"exit_code": ended["exit_code"], "signal": ended["signal"], "peak_mib": ended["peak_mib"], "oom": oom}
         return dict(player.status)
 
@@ -608,7 +613,7 @@ class Supervisor:
         if spare is not None and not select.select([spare.pidfd], [], [], 0)[0]:
             return spare
         if spare is not None:  # gone before its task (the sandbox would not take it): reaped, and one forked anew
-            self.forker.reap(spare.pid)
+            self.reap(spare.pid)
             spare.close()
         return self.child_of(self.order_child())
 
@@ -619,14 +624,18 @@ class Supervisor:
         return self.spare
 
     def discard_spare(self) -> None:
-        """Let the spare go: it runs only our code until its task comes, so its request pipe closed, it exits."""
+        """Kill the spare: it has run only our code, as root, so no grace is owed."""
         spare, self.spare = self.arrived(), None
         if spare is None:
             return
-        if not spare.let_go(1.0):
-            self.kill_solver()
-        self.forker.reap(spare.pid)
+        signal.pidfd_send_signal(spare.pidfd, signal.SIGKILL)
+        self.reap(spare.pid)
         spare.close()
+
+    def reap(self, pid: int) -> dict:
+        """How a child of the forker ended (`Forker.reap`), once a spare ordered meanwhile is taken in."""
+        self.arrived()
+        return self.forker.reap(pid)
 
     def execute(self, task: dict) -> tuple[dict, bytes | memoryview]:
         """Hand a child `task` (a source to compile and import, or an instance to solve) and watch it to its exit;
@@ -635,6 +644,7 @@ class Supervisor:
         oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
         started = time.monotonic()
         child.send(json.dumps({**task, "cpu_s": int(self.limits["cpu_s"])}).encode())
+        self.prepare()  # the next task's child, forked while this one runs
         facts, body = self.watch(child, started, cpu_before)
         facts["oom"] = self.oom_kills() > oom_before
         return {**facts, **self.timed_clean()}, body
@@ -648,6 +658,7 @@ class Supervisor:
         try:
             task = json.loads(_frame(requests))
             resource.setrlimit(resource.RLIMIT_CPU, (task["cpu_s"], task["cpu_s"] + 1))  # lowered: hard = soft + 1
+            self.become_solver()
         except BaseException:  # noqa: B036 — no task (a spare let go), or the sandbox not set up: no result frame
             _EXIT(0)
         if "setup" in task:
@@ -722,8 +733,8 @@ class Supervisor:
             _EXIT(0)
 
     def enter(self, pipes: list[int]) -> None:
-        """Become the solver: fresh stdio, result and request pipes (`pipes`: the ends for stdout, stderr, the result and
-        the request), no other descriptor, the rlimits and the solver uid. The sandbox not set up means no result frame:
+        """Enter the sandbox, still root: fresh stdio, result and request pipes (`pipes`: the ends for stdout, stderr, the
+        result and the request), no other descriptor, the rlimits. The sandbox not set up means no result frame:
         reported as no_result."""
         try:
             os.setsid()
@@ -733,7 +744,6 @@ class Supervisor:
                 os.dup2(fd, target)
             os.closerange(len(lifted), os.sysconf("SC_OPEN_MAX"))
             self.restrict()
-            os.chdir(self.scratch)
         except BaseException:  # noqa: B036
             os._exit(70)
 
@@ -748,23 +758,30 @@ class Supervisor:
         return namespace.get(self.entry)
 
     def restrict(self) -> None:
-        """rlimits (hard = soft, so the solver cannot raise them), then the solver identity. The CPU rlimit comes with
-        the task; the environment is the supervisor's own, set once at its start (`CHILD_ENV`)."""
+        """rlimits (hard = soft, so the solver cannot raise them). The CPU rlimit comes with the task; the environment is
+        the supervisor's own, set once at its start (`CHILD_ENV`)."""
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.limits["file_bytes"],) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         if self.limits.get("address_space_bytes"):
             resource.setrlimit(resource.RLIMIT_AS, (self.limits["address_space_bytes"],) * 2)
+        if self.solver is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.limits["processes"],) * 2)
         _oom_score(1000)  # the solver dies first, never us
+        os.umask(0o077)
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the forker
+        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
+
+    def become_solver(self) -> None:
+        """The solver's identity and folder, taken with the task: until then the child waits as root (`prepare`), and the
+        scratch folder it enters is the one the last clean-up made."""
         if self.solver is not None:
             uid, gid = self.solver
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.limits["processes"],) * 2)
             os.setgroups([])
             os.setgid(gid)
             os.setuid(uid)
-        os.umask(0o077)
-        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the supervisor
-        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
+            _prctl(1, signal.SIGKILL)  # the new identity cleared PR_SET_PDEATHSIG
+        os.chdir(self.scratch)
 
     # -- watching ------------------------------------------------------------------------------
     def watch(self, child: Child, started: float, cpu_before: float | None) -> tuple[dict, bytes | memoryview]:
@@ -784,7 +801,7 @@ class Supervisor:
         if killed:
             self.kill_solver()
         child.drain(self.take)
-        ended = self.forker.reap(child.pid)  # exit_code, signal, cpu_s, peak_mib
+        ended = self.reap(child.pid)  # exit_code, signal, cpu_s, peak_mib
         child.close()
         header, body = parse_result(child.result, limits["answer_bytes"])
         captures = child.captures
@@ -823,10 +840,11 @@ class Supervisor:
 
     def clean(self) -> dict:
         """Kill every process the program left and reset every place it could write, then prove the slate clean:
-        `clean` False means something survived the reset, and the host recycles the worker instead of reusing it. The
-        spare is let go first (a game's end may come with no player begun, the spare waiting): the slate is proven with
-        nothing of ours on it but the memory reserve's holder."""
-        self.discard_spare()
+        `clean` False means something survived the reset, and the host recycles the worker instead of reusing it. A
+        spare waiting as root stays: it is none of the solver's processes or files. Without a solver uid every child of
+        ours counts, so the spare is let go first."""
+        if self.solver is None:
+            self.discard_spare()
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants(self.ours())))
         left = count()
         if left == 0 and self.slate_is_clean():
@@ -1214,6 +1232,7 @@ def main() -> None:
         supervisor.prepare()
     # leave nothing of the solver behind, then say whether that is proven: the next session shares this uid
     supervisor.end_player()
+    supervisor.discard_spare()
     send({"bye": True, **supervisor.clean()})
 
 

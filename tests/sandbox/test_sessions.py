@@ -88,3 +88,42 @@ def test_numpy_is_warm_for_a_program_that_names_it_and_imports_in_the_child_for_
         (computed,) = sandbox.run(COMPUTED, [{}])  # its own forker: the numpy the last program's had warm is not there
     assert "numpy" not in COMPUTED
     assert [json.loads(named.result["answer"]), json.loads(computed.result["answer"])] == [[True, 6], [False, 6]]
+
+
+# beside it waits the next instance's child, forked while this one runs: it counts its siblings (that child) and tries
+# to stop and to trace every process it sees
+REACH_EVERY_PROCESS = '''
+import ctypes, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+
+def parent(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
+def solve(instance):
+    time.sleep(0.1)  # the next instance's child has been forked by now
+    others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    siblings = [pid for pid in others if parent(pid) == os.getppid()]
+    reached = []
+    for pid in others:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            reached.append(pid)
+        except OSError:
+            pass
+        if libc.ptrace(16, pid, 0, 0) == 0:  # PTRACE_ATTACH
+            reached.append(pid)
+    return {"siblings": len(siblings), "reached": reached}
+'''
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "local"])
+def test_the_next_instances_child_waits_beside_a_running_program_out_of_its_reach(backend: str) -> None:
+    """The child for the next instance is forked while one runs, and waits as root until its task brings the solver's
+    identity: the program beside it can neither stop nor trace it, and the next instances run as ever."""
+    with get_backend(backend, Limits(), workers=1) as sandbox:
+        opened = sessions_opened(sandbox)
+        facts = sandbox.run(REACH_EVERY_PROCESS, [{}] * 4)
+    assert [(f.killed, f.result.get("kind")) for f in facts] == [(None, "answer")] * 4, facts
+    assert [json.loads(f.result["answer"]) for f in facts] == [{"siblings": 1, "reached": []}] * 4
+    assert opened == []
