@@ -133,8 +133,8 @@ class Capture:
 class Child:
     """Our record of one forked child: its pipes, its output, the frames it wrote, and (a game's player) its game.
 
-    A child is forked ahead of its task (a spare, made while the host reads our last reply): it enters the sandbox,
-    then waits for one task frame on REQUEST_FD (a source to probe, an instance to solve, or a game's setup to play)
+    A child is forked ahead of its task (a spare, made while the host reads our last reply or the last instance runs):
+    it enters the sandbox, then waits as root for one task frame on REQUEST_FD (a source to probe, an instance to solve, or a game's setup to play)
     and only then runs the program. Its selector lives as long as it does: a move costs no new epoll.
     """
 
@@ -450,6 +450,7 @@ class Supervisor:
             elif message == b"compile":
                 try:
                     self.code = compile(self.source, "solver.py", "exec", dont_inherit=True)
+                    _settle()  # what the compile freed
                     reply = b"{}"
                 except BaseException as exc:  # noqa: B036
                     reply = json.dumps(compile_failure(exc)).encode()
@@ -1023,7 +1024,16 @@ def _warm_numpy() -> None:
             import numpy  # noqa: F401  (the image ships it; the local backend binds the host's)
         except ImportError:
             return
-        gc.freeze()  # as at start-up: the new warm heap is never collected, so children leave its pages shared
+        _settle()  # as at start-up
+
+
+def _settle() -> None:
+    """Make the warm heap cheap to fork: collected, then frozen (never collected again, so a child's collections leave
+    its pages shared, not copied), and what was freed meanwhile (compiling this file leaves about 2 MiB) given back to
+    the kernel: each child's fork copies, and its exit unmaps, the page table of all we hold."""
+    gc.collect()
+    gc.freeze()
+    _LIBC.malloc_trim(0)
 
 
 def _oom_score(value: int) -> None:
@@ -1086,7 +1096,16 @@ def _processes() -> list[tuple[int, int, int, str]]:
 
 
 def _count_uid(uid: int) -> int:
-    return sum(1 for _, _, owner, state in _processes() if owner == uid and state != "Z")
+    """How many live processes `uid` owns: only theirs are read past the owner (most of the sandbox's are root's)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    count += handle.read().rpartition(b")")[2].split()[0] != b"Z"
+        except (OSError, IndexError):
+            continue
+    return count
 
 
 def _descendants(ours: tuple[int, ...]) -> list[int]:
@@ -1220,7 +1239,7 @@ def main() -> None:
         os.makedirs(args.scratch, exist_ok=True)
     else:
         _as_solver(solver, supervisor.reset_as_solver)
-    gc.freeze()  # the warm heap is never collected again: a child's collections then leave its pages shared, not copied
+    _settle()
     supervisor.zygote = Zygote(supervisor)  # before any request: nothing of a run has passed through us yet
     hello = {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]}
     while (request := receive()) is not None:  # the host speaks first, so no reply races its stream setup

@@ -97,15 +97,21 @@ import ctypes, os, signal, time
 libc = ctypes.CDLL(None, use_errno=True)
 
 def parent(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        return int(stat.read().rpartition(")")[2].split()[1])
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rpartition(")")[2].split()[1])
+    except OSError:  # gone meanwhile
+        return None
+
+def others():
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
 
 def solve(instance):
-    time.sleep(0.1)  # the next instance's child has been forked by now
-    others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
-    siblings = [pid for pid in others if parent(pid) == os.getppid()]
+    waited = time.monotonic() + 10  # for the next instance's child to be forked
+    while not (siblings := [pid for pid in others() if parent(pid) == os.getppid()]) and time.monotonic() < waited:
+        time.sleep(0.01)
     reached = []
-    for pid in others:
+    for pid in others():
         try:
             os.kill(pid, signal.SIGSTOP)
             reached.append(pid)
