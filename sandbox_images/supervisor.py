@@ -134,8 +134,9 @@ class Child:
     """Our record of one forked child: its pipes, its output, the frames it wrote, and (a game's player) its game.
 
     A child is forked ahead of its task (a spare, made while the host reads our last reply or the last instance runs):
-    it enters the sandbox, then waits as root for one task frame on REQUEST_FD (a source to probe, an instance to solve, or a game's setup to play)
-    and only then runs the program. Its selector lives as long as it does: a move costs no new epoll.
+    it enters the sandbox, then waits as root for one task frame on REQUEST_FD (a source to probe, an instance to
+    solve, or a game's setup to play) and only then runs the program. Its selector lives as long as it does: a move
+    costs no new epoll.
     """
 
     TICK = os.sysconf("SC_CLK_TCK")
@@ -470,12 +471,11 @@ class Supervisor:
 
     def prepare(self) -> None:
         """Order the next task's child (the spare), so that it has been forked and has entered the sandbox when its task
-        comes: between requests, while the host reads our reply, and as soon as an instance's child has its task. It waits
-        as root and takes the solver's identity with its task (`become_solver`): the program running beside it, or what
-        the last one left, cannot signal, trace or count it. Never beside a game's player, whose budgets count all the
-        CPU of the worker but ours; without a solver uid (unsafe-local), only onto a slate proven clean."""
-        if (self.spare is None and self.ordered is None and self.player is None and self.loaded
-                and (self.solver is not None or self.slate_clean)):
+        comes: between requests, while the host reads our reply, and (with a solver uid) as soon as an instance's child
+        has its task. It waits as root and takes the solver's identity with its task (`become_solver`): the program
+        running beside it cannot signal, trace or count it. Never beside a game's player, whose budgets count all the
+        CPU of the worker but ours, and never after a clean-up that failed (the host rebuilds the worker)."""
+        if self.spare is None and self.ordered is None and self.player is None and self.loaded and self.slate_clean:
             self.ordered = self.order_child()
 
     # -- a game: one long-lived player child ---------------------------------------------------
@@ -645,7 +645,8 @@ class Supervisor:
         oom_before, cpu_before = self.oom_kills(), self.cgroup_cpu()
         started = time.monotonic()
         child.send(json.dumps({**task, "cpu_s": int(self.limits["cpu_s"])}).encode())
-        self.prepare()  # the next task's child, forked while this one runs
+        if self.solver is not None:  # without one, the spare would be the program's to reach, and the clean-up's to kill
+            self.prepare()  # the next task's child, forked while this one runs
         facts, body = self.watch(child, started, cpu_before)
         facts["oom"] = self.oom_kills() > oom_before
         return {**facts, **self.timed_clean()}, body
