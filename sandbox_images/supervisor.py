@@ -333,14 +333,16 @@ class Forker(Peer):
     overwritten: a game's observations and its player's output, an instance's answer. Forked from us, the next game's
     player could read the last one's in its own memory: a channel from game to game, or from program to program. So
     each program gets this process, forked from the `Zygote` as it loads: it holds the program (and numpy, warm, for a
-    program that names it), compiles it once the probe has, forks children onto the pipe ends we send it and reaps
-    them when told; nothing of a run ever passes through it. Messages: `program` (+ a memory file), `fork` (+ four
-    descriptors) → pid, `reap PID` → how it ended, `compile` → a syntax error or {}.
+    program that names it), compiles it once the probe has, forks children onto the pipe ends we send it, and reaps
+    each as it exits; nothing of a run ever passes through it. Messages: `program` (+ a memory file) → {}, `fork` (+
+    four descriptors) → pid, `compile` → a syntax error or {}; and, unasked, `ended` + how a child ended, so that we
+    learn of an exit as the forker does, not by asking once we have.
     """
 
     def __init__(self, pid: int, channel: socket.socket) -> None:
         super().__init__(pid, channel)
         self.ordered = False  # a fork asked for, its pid not yet read
+        self.ended: dict[int, dict] = {}  # how children ended, told before we asked
 
     def order(self, fds: list[int]) -> None:
         """Ask for a child on `fds`; it is forked meanwhile, and `forked` gives its pid."""
@@ -356,9 +358,27 @@ class Forker(Peer):
         assert not self.ordered  # replies come in order: the child ordered is taken first
         return super().ask(message, fds)
 
+    def reply(self) -> bytes:
+        """The reply to our last message; the exits told meanwhile are kept."""
+        while (message := self.told()) is None:
+            pass
+        return message
+
+    def told(self) -> bytes | None:
+        """The forker's next message: a reply, or None for an exit (kept in `ended`)."""
+        message = super().reply()
+        if not message.startswith(b"ended "):
+            return message
+        ended = json.loads(message[len(b"ended "):])
+        self.ended[ended.pop("pid")] = ended
+        return None
+
     def reap(self, pid: int) -> dict:
-        """How the child ended: exit_code, signal, cpu_s (its own and its reaped children's), peak_mib."""
-        return json.loads(self.ask(b"reap %d" % pid))
+        """How the child ended, once it has: exit_code, signal, cpu_s (its own and its reaped children's), peak_mib."""
+        assert not self.ordered  # replies come in order: the child ordered is taken first
+        while pid not in self.ended:
+            self.told()
+        return self.ended.pop(pid)
 
     def compile(self) -> dict:
         return json.loads(self.ask(b"compile"))
@@ -429,8 +449,15 @@ class Supervisor:
             channel.send(str(pid).encode())
 
     def serve_forks(self, channel: socket.socket) -> None:
-        """A forker's loop (`Forker`), until its socket ends."""
+        """A forker's loop (`Forker`), until its socket ends: each child reaped as it exits, and how it ended told."""
+        children: dict[int, int] = {}  # a child's pidfd → its pid
         while True:
+            ready = select.select([channel, *children], [], [])[0]
+            for pidfd in set(ready) & children.keys():
+                channel.send(b"ended " + _ended(children.pop(pidfd)))
+                os.close(pidfd)
+            if channel not in ready:
+                continue
             message, fds, _, _ = socket.recv_fds(channel, 64, 4)
             if not message:
                 return
@@ -447,20 +474,15 @@ class Supervisor:
                     self.child_main(fds)
                 for fd in fds:
                     os.close(fd)
+                children[os.pidfd_open(pid)] = pid
                 reply = str(pid).encode()
-            elif message == b"compile":
+            else:  # compile
                 try:
                     self.code = compile(self.source, "solver.py", "exec", dont_inherit=True)
                     _settle()  # what the compile freed
                     reply = b"{}"
                 except BaseException as exc:  # noqa: B036
                     reply = json.dumps(compile_failure(exc)).encode()
-            else:  # reap PID
-                _, status, usage = os.wait4(int(message.split()[1]), 0)
-                reply = json.dumps({"exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                                    "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                                    "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
-                                    "peak_mib": round(usage.ru_maxrss / 1024, 1)}).encode()
             channel.send(reply)
 
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
@@ -948,6 +970,15 @@ def _flush(*streams) -> None:
             stream.flush()
         except BaseException:  # noqa: B036 — lost output never costs the answer
             pass
+
+
+def _ended(pid: int) -> bytes:
+    """Reap our child `pid` (it has exited): how it ended, as `Forker.reap` gives it."""
+    _, status, usage = os.wait4(pid, 0)
+    return json.dumps({"pid": pid, "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                       "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                       "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+                       "peak_mib": round(usage.ru_maxrss / 1024, 1)}).encode()
 
 
 def _reply(result, header: dict, body: bytes) -> None:
