@@ -651,7 +651,10 @@ class Supervisor:
         spare, self.spare = self.arrived(), None
         if spare is None:
             return
-        signal.pidfd_send_signal(spare.pidfd, signal.SIGKILL)
+        try:
+            signal.pidfd_send_signal(spare.pidfd, signal.SIGKILL)
+        except ProcessLookupError:  # already gone (the kernel may kill it for the program's memory) and reaped
+            pass
         self.reap(spare.pid)
         spare.close()
 
@@ -683,7 +686,7 @@ class Supervisor:
             task = json.loads(_frame(requests))
             resource.setrlimit(resource.RLIMIT_CPU, (task["cpu_s"], task["cpu_s"] + 1))  # lowered: hard = soft + 1
             self.become_solver()
-        except BaseException:  # noqa: B036 — no task (a spare let go), or the sandbox not set up: no result frame
+        except BaseException:  # noqa: B036 — no task (its pipe closed), or the sandbox not set up: no result frame
             _EXIT(0)
         if "setup" in task:
             self.play(task["setup"], stdout, stderr, result, requests)
@@ -866,7 +869,7 @@ class Supervisor:
         """Kill every process the program left and reset every place it could write, then prove the slate clean:
         `clean` False means something survived the reset, and the host recycles the worker instead of reusing it. A
         spare waiting as root stays: it is none of the solver's processes or files. Without a solver uid every child of
-        ours counts, so the spare is let go first."""
+        ours counts, so the spare is killed first."""
         if self.solver is None:
             self.discard_spare()
         count = (lambda: _count_uid(self.solver[0])) if self.solver else (lambda: len(_descendants(self.ours())))

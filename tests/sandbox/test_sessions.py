@@ -7,7 +7,9 @@ program's source, answers or output)."""
 from __future__ import annotations
 
 import json
+import time
 
+import psutil
 import pytest
 
 from codebench.sandbox import get_backend
@@ -132,4 +134,38 @@ def test_the_next_instances_child_waits_beside_a_running_program_out_of_its_reac
         facts = sandbox.run(REACH_EVERY_PROCESS, [{}] * 4)
     assert [(f.killed, f.result.get("kind")) for f in facts] == [(None, "answer")] * 4, facts
     assert [json.loads(f.result["answer"]) for f in facts] == [{"siblings": 1, "reached": []}] * 4
+    assert opened == []
+
+
+def spares() -> list[psutil.Process]:
+    """The spares among our descendants (the local backend's): root's children of a forker, itself the zygote's child,
+    itself the supervisor's: four generations of supervisor.py."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            chain = [process, *process.parents()[:3]]
+            if process.uids().real == 0 and all(p.name().startswith("python") and any("supervisor.py" in part for part in p.cmdline())
+                                                for p in chain):  # bwrap's command line names supervisor.py too
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_a_spare_gone_before_the_next_load_is_no_trouble() -> None:
+    """The spare waits beside the running program, so the kernel may kill it for that program's memory, and its
+    forker reaps it at once. The next program's load, which kills the spare, finds it gone: it loads in the same
+    session (killing a spare already reaped crashed the supervisor, and the worker was rebuilt)."""
+    with get_backend("local", Limits(), workers=1) as sandbox:
+        opened = sessions_opened(sandbox)
+        (marked,) = sandbox.run(MARK, [{"n": 1}])
+        waited = time.monotonic() + 10
+        while not (found := spares()) and time.monotonic() < waited:
+            time.sleep(0.01)
+        assert len(found) == 1, found
+        found[0].kill()
+        psutil.wait_procs(found, timeout=10)
+        (looked,) = sandbox.run(LOOK, [{}])
+    assert json.loads(marked.result["answer"]) == "MARK-7919-END"
+    assert json.loads(looked.result["answer"]) == {"tmp": ["work"], "work": [], "processes": 0}, looked
     assert opened == []
