@@ -141,9 +141,8 @@ class Child:
 
     TICK = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, pid: int, fds: dict, request: int) -> None:
-        self.pid, self.fds, self.request = pid, fds, request
-        self.pidfd = os.pidfd_open(pid)
+    def __init__(self, pid: int, pidfd: int, fds: dict, request: int) -> None:
+        self.pid, self.pidfd, self.fds, self.request = pid, pidfd, fds, request
         self.selector = selectors.DefaultSelector()
         for name, fd in fds.items():
             self.selector.register(fd, selectors.EVENT_READ, name)
@@ -343,6 +342,7 @@ class Forker(Peer):
         super().__init__(pid, channel)
         self.ordered = False  # a fork asked for, its pid not yet read
         self.ended: dict[int, dict] = {}  # how children ended, told before we asked
+        self.pidfd_of_reply = -1  # the pidfd the last fork's reply brought
 
     def order(self, fds: list[int]) -> None:
         """Ask for a child on `fds`; it is forked meanwhile, and `forked` gives its pid."""
@@ -350,9 +350,12 @@ class Forker(Peer):
         self.send(b"fork", fds)
         self.ordered = True
 
-    def forked(self) -> int:
+    def forked(self) -> tuple[int, int]:
+        """The child ordered: its pid, and a pidfd the forker opened as it forked (ours to close), which stays valid
+        however soon the child exits and is reaped."""
         self.ordered = False
-        return int(self.reply())
+        pid = int(self.reply())
+        return pid, self.pidfd_of_reply
 
     def ask(self, message: bytes, fds: list[int] | None = None) -> bytes:
         assert not self.ordered  # replies come in order: the child ordered is taken first
@@ -365,8 +368,13 @@ class Forker(Peer):
         return message
 
     def told(self) -> bytes | None:
-        """The forker's next message: a reply, or None for an exit (kept in `ended`)."""
-        message = super().reply()
+        """The forker's next message: a reply (a fork's comes with the child's pidfd), or None for an exit (kept in
+        `ended`)."""
+        message, fds, _, _ = socket.recv_fds(self.socket, 65536, 1)
+        if not message:
+            raise RuntimeError(f"helper {self.pid} has gone")  # our crash: the host rebuilds the worker
+        if fds:
+            self.pidfd_of_reply = fds[0]
         if not message.startswith(b"ended "):
             return message
         ended = json.loads(message[len(b"ended "):])
@@ -461,6 +469,7 @@ class Supervisor:
             message, fds, _, _ = socket.recv_fds(channel, 64, 4)
             if not message:
                 return
+            passed: list[int] = []  # descriptors that go with the reply
             if message == b"program":  # the first: what its children run
                 with open(fds[0], "rb") as handle:
                     program = json.loads(handle.read())
@@ -474,8 +483,9 @@ class Supervisor:
                     self.child_main(fds)
                 for fd in fds:
                     os.close(fd)
-                children[os.pidfd_open(pid)] = pid
-                reply = str(pid).encode()
+                pidfd = os.pidfd_open(pid)  # opened before we can have reaped it: it is this child's, however soon it ends
+                children[pidfd] = pid
+                reply, passed = str(pid).encode(), [pidfd]  # the supervisor gets its own copy
             else:  # compile
                 try:
                     self.code = compile(self.source, "solver.py", "exec", dont_inherit=True)
@@ -483,7 +493,10 @@ class Supervisor:
                     reply = b"{}"
                 except BaseException as exc:  # noqa: B036
                     reply = json.dumps(compile_failure(exc)).encode()
-            channel.send(reply)
+            if passed:
+                socket.send_fds(channel, [reply], passed)
+            else:
+                channel.send(reply)
 
     def run(self, request: dict) -> tuple[dict, bytes | memoryview]:
         if not self.loaded:
@@ -628,7 +641,7 @@ class Supervisor:
     def child_of(self, ours: dict) -> Child:
         """The child ordered with our pipe ends `ours`, once forked."""
         request = ours.pop("request")
-        return Child(self.forker.forked(), ours, request)
+        return Child(*self.forker.forked(), ours, request)
 
     def take_child(self) -> Child:
         """The spare, if it is alive and waiting; else a child forked now."""

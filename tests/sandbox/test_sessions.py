@@ -7,6 +7,7 @@ program's source, answers or output)."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import psutil
@@ -168,4 +169,31 @@ def test_a_spare_gone_before_the_next_load_is_no_trouble() -> None:
         (looked,) = sandbox.run(LOOK, [{}])
     assert json.loads(marked.result["answer"]) == "MARK-7919-END"
     assert json.loads(looked.result["answer"]) == {"tmp": ["work"], "work": [], "processes": 0}, looked
+    assert opened == []
+
+
+SLEEPER = "import time\ndef solve(instance):\n    time.sleep(instance['s'])\n    return instance['s']\n"
+
+
+def test_a_spare_killed_beside_a_running_program_is_replaced() -> None:
+    """The kernel may kill the spare for the memory of the program running beside it, and its forker reaps it at once,
+    before we have read its pid: the pidfd comes with the pid, so the next instance gets a spare forked anew, in the
+    same session (opened by pid once the child was reaped, the supervisor crashed and the worker was rebuilt)."""
+    killed: list[int] = []
+
+    def kill_the_spare() -> None:
+        time.sleep(0.5)  # the first instance's child has taken the last spare; the next is forked beside it
+        for spare in spares():
+            spare.kill()
+            killed.append(spare.pid)
+
+    with get_backend("local", Limits(), workers=1) as sandbox:
+        opened = sessions_opened(sandbox)
+        sandbox.run(SLEEPER, [{"s": 0}])
+        killer = threading.Thread(target=kill_the_spare)
+        killer.start()
+        facts = sandbox.run(SLEEPER, [{"s": 2}, {"s": 0}])
+        killer.join()
+    assert len(killed) == 1
+    assert [json.loads(f.result["answer"]) for f in facts] == [2, 0], facts
     assert opened == []
