@@ -279,7 +279,7 @@ class Peer:
 
     def ask(self, message: bytes, fds: list[int] | None = None) -> bytes:
         self.send(message, fds)
-        return self.reply()
+        return self.reply()[0]
 
     def send(self, message: bytes, fds: list[int] | None = None) -> None:
         if fds:
@@ -287,11 +287,12 @@ class Peer:
         else:
             self.socket.send(message)
 
-    def reply(self) -> bytes:
-        reply = self.socket.recv(65536)
-        if not reply:
+    def reply(self) -> tuple[bytes, list[int]]:
+        """Its next message, and the descriptor that came with it, if one did."""
+        message, fds, _, _ = socket.recv_fds(self.socket, 65536, 1)
+        if not message:
             raise RuntimeError(f"helper {self.pid} has gone")  # our crash: the host rebuilds the worker
-        return reply
+        return message, fds
 
     def stop(self) -> None:
         """Close its socket (its loop ends there) and wait until it has gone."""
@@ -342,7 +343,6 @@ class Forker(Peer):
         super().__init__(pid, channel)
         self.ordered = False  # a fork asked for, its pid not yet read
         self.ended: dict[int, dict] = {}  # how children ended, told before we asked
-        self.pidfd_of_reply = -1  # the pidfd the last fork's reply brought
 
     def order(self, fds: list[int]) -> None:
         """Ask for a child on `fds`; it is forked meanwhile, and `forked` gives its pid."""
@@ -354,29 +354,25 @@ class Forker(Peer):
         """The child ordered: its pid, and a pidfd the forker opened as it forked (ours to close), which stays valid
         however soon the child exits and is reaped."""
         self.ordered = False
-        pid = int(self.reply())
-        return pid, self.pidfd_of_reply
+        pid, fds = self.reply()
+        return int(pid), fds[0]
 
     def ask(self, message: bytes, fds: list[int] | None = None) -> bytes:
         assert not self.ordered  # replies come in order: the child ordered is taken first
         return super().ask(message, fds)
 
-    def reply(self) -> bytes:
+    def reply(self) -> tuple[bytes, list[int]]:
         """The reply to our last message; the exits told meanwhile are kept."""
-        while (message := self.told()) is None:
+        while (told := self.told()) is None:
             pass
-        return message
+        return told
 
-    def told(self) -> bytes | None:
+    def told(self) -> tuple[bytes, list[int]] | None:
         """The forker's next message: a reply (a fork's comes with the child's pidfd), or None for an exit (kept in
         `ended`)."""
-        message, fds, _, _ = socket.recv_fds(self.socket, 65536, 1)
-        if not message:
-            raise RuntimeError(f"helper {self.pid} has gone")  # our crash: the host rebuilds the worker
-        if fds:
-            self.pidfd_of_reply = fds[0]
+        message, fds = super().reply()
         if not message.startswith(b"ended "):
-            return message
+            return message, fds
         ended = json.loads(message[len(b"ended "):])
         self.ended[ended.pop("pid")] = ended
         return None

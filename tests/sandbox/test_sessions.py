@@ -153,6 +153,15 @@ def spares() -> list[psutil.Process]:
     return found
 
 
+def the_spare() -> psutil.Process:
+    """The one spare, once it has been forked."""
+    waited = time.monotonic() + 10
+    while not (found := spares()) and time.monotonic() < waited:
+        time.sleep(0.01)
+    assert len(found) == 1, found
+    return found[0]
+
+
 def test_a_spare_gone_before_the_next_load_is_no_trouble() -> None:
     """The spare waits beside the running program, so the kernel may kill it for that program's memory, and its
     forker reaps it at once. The next program's load, which kills the spare, finds it gone: it loads in the same
@@ -160,12 +169,9 @@ def test_a_spare_gone_before_the_next_load_is_no_trouble() -> None:
     with get_backend("local", Limits(), workers=1) as sandbox:
         opened = sessions_opened(sandbox)
         (marked,) = sandbox.run(MARK, [{"n": 1}])
-        waited = time.monotonic() + 10
-        while not (found := spares()) and time.monotonic() < waited:
-            time.sleep(0.01)
-        assert len(found) == 1, found
-        found[0].kill()
-        psutil.wait_procs(found, timeout=10)
+        spare = the_spare()
+        spare.kill()
+        psutil.wait_procs([spare], timeout=10)
         (looked,) = sandbox.run(LOOK, [{}])
     assert json.loads(marked.result["answer"]) == "MARK-7919-END"
     assert json.loads(looked.result["answer"]) == {"tmp": ["work"], "work": [], "processes": 0}, looked
@@ -183,9 +189,9 @@ def test_a_spare_killed_beside_a_running_program_is_replaced() -> None:
 
     def kill_the_spare() -> None:
         time.sleep(0.5)  # the first instance's child has taken the last spare; the next is forked beside it
-        for spare in spares():
-            spare.kill()
-            killed.append(spare.pid)
+        spare = the_spare()
+        spare.kill()
+        killed.append(spare.pid)
 
     with get_backend("local", Limits(), workers=1) as sandbox:
         opened = sessions_opened(sandbox)
