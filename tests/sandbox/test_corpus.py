@@ -86,6 +86,7 @@ CASES: dict[str, Case] = {
     # the outside world
     "network.py": Case(S.RUNTIME_ERROR, "exception:OSError", message="Network is unreachable"),
     "environment.py": Case(S.LEGAL),  # it answers wrongly if it finds any variable beyond the fixed few
+    "inheritance.py": Case(S.LEGAL),  # it answers wrongly unless its descriptors, rlimits and privileges are as set
     "numpy_use.py": Case(S.LEGAL),
     # programs that are not solvers
     "syntax_error.py": Case(S.SYNTAX_ERROR, "SyntaxError:*"),
