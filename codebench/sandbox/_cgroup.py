@@ -76,7 +76,13 @@ class WorkerCgroup:
                                           "/sys/fs/cgroup, or use the docker backend") from None
 
     def _make(self, folder: Path) -> Path:
-        folder.mkdir()
+        """Make `folder`. One there already was left by a run that was killed (pids wrap, and the name holds one): it is
+        removed first, which the kernel allows only while nothing runs in it."""
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            folder.rmdir()
+            folder.mkdir()
         return folder
 
     def join(self) -> None:

@@ -3,6 +3,7 @@ Its behaviour under attack is the corpus's (`test_corpus.py` runs every case on 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from codebench.errors import SandboxUnavailableError
 from codebench.sandbox import _files, _local, get_backend
+from codebench.sandbox._cgroup import WorkerCgroup
 from codebench.sandbox._image import image_sources
 from codebench.types import Limits
 
@@ -59,3 +61,21 @@ def test_programs_see_nothing_of_the_checkout_but_the_supervisor() -> None:
               if Path(source).resolve().is_relative_to(CHECKOUT) and not Path(source).resolve().is_relative_to(environment)]
     assert inside == [str(CHECKOUT / "sandbox_images" / "supervisor.py")]
     assert "--bind" not in argv and "--unshare-net" in argv and "--remount-ro" in argv
+
+
+def test_a_cgroup_a_killed_run_left_under_the_next_workers_name_is_made_anew() -> None:
+    """A run that is killed leaves its workers' cgroups, named for its pid; pids wrap (at 32768 here), so a later run
+    can be given one of those names. The empty folder left there is replaced, where making the worker failed ("the local
+    sandbox cannot make its cgroup (File exists)")."""
+    name = f"codebench-{os.getpid()}-left-by-a-killed-run"
+    left = WorkerCgroup(name, 64 << 20, 16)  # not removed, as by a killed run
+    try:
+        worker = WorkerCgroup(name, 128 << 20, 32)
+    except BaseException:
+        left.remove()
+        raise
+    try:
+        limit = worker.folders["memory"] / "memory.limit_in_bytes" if "memory" in worker.folders else worker.folders[""] / "memory.max"
+        assert limit.read_text().strip() == str(128 << 20)  # the new worker's, in a folder made anew
+    finally:
+        worker.remove()
