@@ -14,7 +14,7 @@ Bars (issue 30): a move adds ≤ 10× the pipe round trip on the local backend, 
 is missed). Spread over moves, a game of 1.7 moves (CardNim here) cannot come within them: the fork floor alone, over
 its moves, is 14–16× the pipe round trip here, and with a move's own cost on top over 20×; the line says how far each
 game is. A CardNim move follows the engine's and the reference's turn, some 1 ms in which the sandbox's CPUs idle: on
-this KVM guest (no cpuidle driver, an idle CPU halts) a bare round trip after 1 ms idle took 150 µs, not 9, so about
+this Firecracker guest (no cpuidle driver, an idle CPU halts) a bare round trip after 1 ms idle took 150 µs, not 9, so about
 half of CardNim's second moves wait 120–240 µs for the supervisor to wake; the floor here is measured back to back.
 Run: `.venv/bin/python benchmarks/games.py [--games N] [--backends local,docker]` (Docker needs the engine and image).
 """
